@@ -1,0 +1,51 @@
+# Two commands on a fresh clone: `make book` and `make test` (see README.md).
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.requirements-installed
+HTML   := _build/html
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
+.PHONY: book test golden lab bench venv clean
+
+venv: $(STAMP)
+
+# (Re)create the virtual environment when requirements.txt or pyproject.toml change.
+$(STAMP): requirements.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required, found " + sys.version' 
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	@# Build Matplotlib's font cache now, so that no chapter prints the
+	@# "building the font cache" notice into its outputs.
+	$(BIN)/python -c "import matplotlib.pyplot"
+	touch $(STAMP)
+
+# Build the HTML from scratch (every chapter executed), warnings are errors.
+book: $(STAMP)
+	rm -rf $(HTML) _build/.doctrees _build/jupyter_execute
+	$(BIN)/jupyter-book build . --all -W -n --keep-going
+	@echo "The book is at $(abspath $(HTML)/index.html)"
+
+# Every test: unit tests of pcalib, doctests, chapter/reference-notebook sync,
+# nbval on the reference notebooks, the rendered book in Chromium.
+test: book
+	$(BIN)/python -m pytest
+
+# Re-execute the chapters and rewrite the reference notebooks in tests/notebooks.
+golden: $(STAMP)
+	$(BIN)/python tests/golden.py
+
+# Open the chapters in JupyterLab; jupytext opens each .md as a notebook.
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
+lab: $(STAMP)
+	mkdir -p $(dir $(LAB_OVERRIDES))
+	echo '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}}}' > $(LAB_OVERRIDES)
+	$(BIN)/jupyter lab --notebook-dir=book $(ROOT_FLAG)
+
+# Timings of pcalib against scikit-learn and LAPACK (prints a table, asserts nothing).
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run.py
+
+clean:
+	rm -rf _build

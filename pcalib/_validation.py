@@ -1,0 +1,208 @@
+"""Input validation shared by every pcalib estimator and function.
+
+Each check raises a ``ValueError`` or ``TypeError`` whose message names the
+offending argument and says what was expected, so that a student who passes
+the wrong thing learns what to fix instead of meeting an ``IndexError`` deep
+inside a linear-algebra routine or, worse, a silent NaN.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse
+from sklearn.exceptions import NotFittedError
+
+
+def as_float_matrix(X, *, name="X", min_samples=1, min_features=1):
+    """Return ``X`` as a finite 2-D float64 array, or raise a clear error.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Numeric data. Lists, NumPy arrays and pandas DataFrames are accepted;
+        no copy is made when ``X`` already is a float64 array.
+    name : str, default="X"
+        Name of the argument, used in error messages.
+    min_samples, min_features : int, default=1
+        Smallest number of rows and of columns that the caller can work with.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features), dtype float64
+
+    Raises
+    ------
+    TypeError
+        ``X`` is None, sparse, or holds values that are not numbers.
+    ValueError
+        ``X`` is complex, not 2-D, too small, or contains NaN or infinity.
+    """
+    if X is None:
+        raise TypeError(f"{name} must be a 2-D array-like of numbers, got None.")
+    if scipy.sparse.issparse(X):
+        raise TypeError(
+            f"{name} is a sparse matrix; pcalib works with dense arrays only. "
+            f"Convert it with {name}.toarray() if it fits in memory."
+        )
+    X_raw = np.asarray(X)
+    if np.iscomplexobj(X_raw):
+        raise ValueError(
+            f"{name} has complex values: Complex data not supported. "
+            "Pass a real-valued array."
+        )
+    try:
+        X = np.asarray(X_raw, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"{name} must contain only numbers; converting it to float failed: {exc}"
+        ) from exc
+    if X.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D array of shape (n_samples, n_features); got a "
+            f"{X.ndim}-D array of shape {X.shape}. Reshape your data: "
+            f"{name}.reshape(-1, 1) for a single feature, {name}.reshape(1, -1) "
+            "for a single sample."
+        )
+    n_samples, n_features = X.shape
+    if n_samples < min_samples:
+        raise ValueError(
+            f"{name} has {n_samples} sample(s) (shape={X.shape}) while a minimum "
+            f"of {min_samples} is required."
+        )
+    if n_features < min_features:
+        raise ValueError(
+            f"{name} has {n_features} feature(s) (shape={X.shape}) while a minimum "
+            f"of {min_features} is required."
+        )
+    check_finite(X, name=name)
+    return X
+
+
+def check_finite(X, *, name="X"):
+    """Raise ``ValueError`` if the float array ``X`` holds NaN or infinity.
+
+    The fast path sums ``X`` once; only when the sum is not finite are the
+    offending entries located, so that the message can say where they are.
+    """
+    if np.isfinite(X.sum()):
+        return
+    nan_mask = np.isnan(X)
+    inf_mask = np.isinf(X)
+    for mask, what in ((nan_mask, "NaN"), (inf_mask, "infinite values (inf)")):
+        if mask.any():
+            first = tuple(int(i) for i in np.argwhere(mask)[0])
+            raise ValueError(
+                f"{name} contains {what}: {int(mask.sum())} entries, the first at "
+                f"index {first}. Remove or impute them before fitting."
+            )
+
+
+def resolve_n_components(n_components, n_samples, n_features, *, allow_fraction):
+    """Validate ``n_components`` and return it as an int or a fraction.
+
+    Parameters
+    ----------
+    n_components : int, float or None
+        ``None`` keeps ``min(n_samples, n_features)`` components; an int ``k``
+        keeps ``k``; a float strictly between 0 and 1 (if ``allow_fraction``)
+        is the fraction of variance to keep, resolved later by the caller.
+    n_samples, n_features : int
+        Shape of the training data.
+    allow_fraction : bool
+        Whether a fraction of variance is meaningful for the caller.
+
+    Returns
+    -------
+    int or float
+        The number of components, or the validated fraction.
+    """
+    k_max = min(n_samples, n_features)
+    if n_components is None:
+        return k_max
+    if isinstance(n_components, (bool, np.bool_)):
+        raise TypeError(
+            f"n_components must be an int or None, got the bool {n_components}."
+        )
+    if isinstance(n_components, Integral):
+        if not 1 <= n_components <= k_max:
+            raise ValueError(
+                "n_components must be between 1 and min(n_samples, n_features) = "
+                f"{k_max}; got {n_components}."
+            )
+        return int(n_components)
+    if isinstance(n_components, Real) and allow_fraction:
+        if not 0.0 < n_components < 1.0:
+            raise ValueError(
+                "n_components given as a float is the fraction of variance to "
+                f"keep and must be strictly between 0 and 1; got {n_components}. "
+                "Pass an int to ask for a number of components."
+            )
+        return float(n_components)
+    expected = "an int, a float in (0, 1) or None" if allow_fraction else "an int"
+    raise TypeError(
+        f"n_components must be {expected}; got {n_components!r} "
+        f"of type {type(n_components).__name__}."
+    )
+
+
+def check_option(value, *, name, allowed):
+    """Raise ``ValueError`` unless ``value`` is one of the strings ``allowed``."""
+    if not isinstance(value, str) or value not in allowed:
+        choices = ", ".join(repr(a) for a in allowed)
+        raise ValueError(f"{name} must be one of {choices}; got {value!r}.")
+    return value
+
+
+def check_positive_int(value, *, name):
+    """Raise unless ``value`` is an int >= 1 (bools are refused)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral):
+        raise TypeError(f"{name} must be an int, got {value!r}.")
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1, got {value}.")
+    return int(value)
+
+
+def check_positive_float(value, *, name):
+    """Raise unless ``value`` is a finite real number > 0."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
+        raise TypeError(f"{name} must be a positive number, got {value!r}.")
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {value}.")
+    return float(value)
+
+
+def check_bool(value, *, name):
+    """Raise ``TypeError`` unless ``value`` is True or False."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}.")
+    return bool(value)
+
+
+def check_fitted(estimator, attribute):
+    """Raise scikit-learn's ``NotFittedError`` if ``estimator`` lacks ``attribute``."""
+    if not hasattr(estimator, attribute):
+        raise NotFittedError(
+            f"This {type(estimator).__name__} instance is not fitted yet. Call "
+            "'fit' with appropriate arguments before using this estimator."
+        )
+
+
+def as_generator(random_state):
+    """Return a ``numpy.random.Generator`` from ``random_state``.
+
+    ``None`` gives fresh entropy, an int seeds ``np.random.default_rng``, and
+    a ``Generator`` is used as it is. Anything else is refused, so that every
+    random draw in pcalib goes through one documented route.
+    """
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if random_state is None or (
+        isinstance(random_state, Integral) and not isinstance(random_state, bool)
+    ):
+        if random_state is not None and random_state < 0:
+            raise ValueError(f"random_state must be >= 0, got {random_state}.")
+        return np.random.default_rng(random_state)
+    raise TypeError(
+        "random_state must be None, a non-negative int or a numpy.random.Generator; "
+        f"got {random_state!r}."
+    )

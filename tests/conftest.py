@@ -1,0 +1,6 @@
+"""Make the helpers in tests/ (golden.py) importable from the tests."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
