@@ -68,12 +68,35 @@ def execute(notebook):
     return notebook
 
 
+def merge_streams(outputs):
+    """Join consecutive outputs of the same stream.
+
+    How a cell's printing is split into stream messages depends on timing; the
+    joined text does not.
+    """
+    merged = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (
+            output.get("output_type") == "stream"
+            and previous is not None
+            and previous.get("output_type") == "stream"
+            and previous.get("name") == output.get("name")
+        ):
+            previous["text"] += output["text"]
+        else:
+            merged.append(output)
+    return merged
+
+
 def strip_volatile(notebook):
     """Remove what changes from run to run or is never compared."""
     notebook.metadata.pop("language_info", None)
     notebook.metadata.pop("widgets", None)
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)
+        if "outputs" in cell:
+            cell.outputs = merge_streams(cell.outputs)
         for output in cell.get("outputs", []):
             if "data" in output:
                 for mime in IMAGE_TYPES:
