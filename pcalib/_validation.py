@@ -35,7 +35,8 @@ def as_float_matrix(X, *, name="X", min_samples=1, min_features=1):
     TypeError
         ``X`` is None, sparse, or holds values that are not numbers.
     ValueError
-        ``X`` is complex, not 2-D, too small, or contains NaN or infinity.
+        ``X`` is complex, not 2-D, too small, contains NaN or infinity, or is
+        so large that the sum of its squares overflows.
     """
     if X is None:
         raise TypeError(f"{name} must be a 2-D array-like of numbers, got None.")
@@ -45,6 +46,11 @@ def as_float_matrix(X, *, name="X", min_samples=1, min_features=1):
             f"Convert it with {name}.toarray() if it fits in memory."
         )
     X_raw = np.asarray(X)
+    if X_raw.dtype.kind in "USV":
+        raise TypeError(
+            f"{name} must contain only numbers, got an array of dtype {X_raw.dtype} "
+            "(strings or bytes); convert the columns to numbers first."
+        )
     if np.iscomplexobj(X_raw):
         raise ValueError(
             f"{name} has complex values: Complex data not supported. "
@@ -78,13 +84,24 @@ def as_float_matrix(X, *, name="X", min_samples=1, min_features=1):
     return X
 
 
-def check_finite(X, *, name="X"):
-    """Raise ``ValueError`` if the float array ``X`` holds NaN or infinity.
+# Largest sum of squared entries accepted. pcalib squares the data (variances,
+# covariance matrix, the objective ‖X - Z W‖²_F), so larger values would
+# overflow float64 to inf and then NaN; the factor 2**-20 leaves room for the
+# intermediate products (e.g. a random start of the factorisations).
+MAX_SUM_OF_SQUARES = np.finfo(np.float64).max * 2.0**-20
 
-    The fast path sums ``X`` once; only when the sum is not finite are the
-    offending entries located, so that the message can say where they are.
+
+def check_finite(X, *, name="X"):
+    """Raise ``ValueError`` if the 2-D float array ``X`` holds NaN or infinity,
+    or values so large that squaring them overflows.
+
+    The fast path sums the squares of ``X`` once; only when that sum is not
+    finite (or too large) are the offending entries located, so that the
+    message can say where they are.
     """
-    if np.isfinite(X.sum()):
+    with np.errstate(over="ignore", invalid="ignore"):
+        sum_of_squares = np.einsum("ij,ij->", X, X)
+    if sum_of_squares <= MAX_SUM_OF_SQUARES:
         return
     nan_mask = np.isnan(X)
     inf_mask = np.isinf(X)
@@ -95,6 +112,11 @@ def check_finite(X, *, name="X"):
                 f"{name} contains {what}: {int(mask.sum())} entries, the first at "
                 f"index {first}. Remove or impute them before fitting."
             )
+    raise ValueError(
+        f"{name} is too large for float64 arithmetic: the sum of its squared "
+        f"entries exceeds {MAX_SUM_OF_SQUARES:.3g} (largest absolute entry "
+        f"{np.abs(X).max():.3g}). Rescale {name}, e.g. divide it by that entry."
+    )
 
 
 def resolve_n_components(n_components, n_samples, n_features, *, allow_fraction):

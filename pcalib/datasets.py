@@ -101,7 +101,10 @@ def make_spectrum(n_samples, n_features, variances, *, random_state=None):
     """
     n_samples = check_positive_int(n_samples, name="n_samples")
     n_features = check_positive_int(n_features, name="n_features")
-    variances = np.asarray(variances, dtype=np.float64)
+    try:
+        variances = np.asarray(variances, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"variances must be an array of numbers: {exc}") from exc
     if variances.shape != (n_features,):
         raise ValueError(
             f"variances must have shape ({n_features},), got {variances.shape}."

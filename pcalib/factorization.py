@@ -74,10 +74,15 @@ def _random_init(rng, n_samples, n_features, k, X):
     return Z, W
 
 
-def _has_converged(objective, tol):
-    """Relative change of the objective in the last sweep below ``tol``."""
+def _has_converged(objective, tol, floor):
+    """Relative change of the objective in the last sweep below ``tol``.
+
+    ``floor`` is the rounding level of the objective,
+    ``(max(n, d) · eps)² · ‖X‖²_F``: an error below it is an exact fit
+    (k ≥ rank of X), where relative changes are only noise.
+    """
     previous, current = objective[-2], objective[-1]
-    return abs(previous - current) <= tol * max(previous, np.finfo(float).tiny)
+    return current <= floor or abs(previous - current) <= tol * previous
 
 
 def _finish(Z, W, objective, n_iter, converged, method):
@@ -121,12 +126,13 @@ def pca_als(X, n_components, *, max_iter=1000, tol=1e-12, random_state=None):
     X, k, rng = _validate_factorization_args(X, n_components, max_iter, tol, random_state)
     Z, W = _random_init(rng, *X.shape, k, X)
     objective = [reconstruction_error(X, Z, W)]
+    floor = (max(X.shape) * np.finfo(np.float64).eps) ** 2 * np.einsum("ij,ij->", X, X)
     converged = False
     for n_iter in range(1, max_iter + 1):
         Z = np.linalg.lstsq(W.T, X.T, rcond=None)[0].T
         W = np.linalg.lstsq(Z, X, rcond=None)[0]
         objective.append(reconstruction_error(X, Z, W))
-        if _has_converged(objective, tol):
+        if _has_converged(objective, tol, floor):
             converged = True
             break
     return _finish(Z, W, objective, n_iter, converged, "pca_als")
@@ -171,19 +177,23 @@ def pca_gradient_descent(
         check_positive_float(learning_rate, name="learning_rate")
     Z, W = _random_init(rng, *X.shape, k, X)
     objective = [reconstruction_error(X, Z, W)]
+    floor = (max(X.shape) * np.finfo(np.float64).eps) ** 2 * np.einsum("ij,ij->", X, X)
     converged = False
     for n_iter in range(1, max_iter + 1):
-        step_Z = _step(learning_rate, W @ W.T)
-        Z = Z + 2 * step_Z * (X - Z @ W) @ W.T
-        step_W = _step(learning_rate, Z.T @ Z)
-        W = W + 2 * step_W * Z.T @ (X - Z @ W)
-        objective.append(reconstruction_error(X, Z, W))
+        # A diverging fixed step overflows to inf/NaN; that is detected below
+        # and reported as a ValueError, without RuntimeWarnings before it.
+        with np.errstate(over="ignore", invalid="ignore"):
+            step_Z = _step(learning_rate, W @ W.T)
+            Z = Z + 2 * step_Z * (X - Z @ W) @ W.T
+            step_W = _step(learning_rate, Z.T @ Z)
+            W = W + 2 * step_W * Z.T @ (X - Z @ W)
+            objective.append(reconstruction_error(X, Z, W))
         if not np.isfinite(objective[-1]):
             raise ValueError(
                 f"gradient descent diverged at iteration {n_iter} with "
                 f"learning_rate={learning_rate}; use a smaller step or 'auto'."
             )
-        if _has_converged(objective, tol):
+        if _has_converged(objective, tol, floor):
             converged = True
             break
     return _finish(Z, W, objective, n_iter, converged, "pca_gradient_descent")
@@ -192,5 +202,8 @@ def pca_gradient_descent(
 def _step(learning_rate, gram):
     """Step size ``1 / (2 ‖gram‖₂)`` for ``"auto"``, else the fixed ``learning_rate``."""
     if learning_rate == "auto":
-        return 1.0 / (2.0 * np.linalg.norm(gram, 2))
+        lipschitz = 2.0 * np.linalg.norm(gram, 2)
+        # A zero Gram matrix (W = 0 or Z = 0) means a zero gradient: any step
+        # is exact, so take none rather than dividing by zero.
+        return 1.0 / lipschitz if lipschitz > 0 else 0.0
     return learning_rate

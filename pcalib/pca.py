@@ -51,10 +51,14 @@ def flip_signs(components):
 
 
 def principal_axes_svd(X_centered):
-    """Principal axes from the thin SVD of the centred data (eq. ``eq-pca-svd``).
+    """Principal axes from the SVD of the centred data (eq. ``eq-pca-svd``).
 
     With ``X_centered = U S Vᵀ`` the rows of ``Vᵀ`` are the eigenvectors of the
-    covariance and ``s**2 / (n - 1)`` its eigenvalues.
+    covariance and ``s**2 / (n - 1)`` its eigenvalues. ``U`` is never formed.
+    When the data is tall (``n ≥ 2d``) it is first reduced to the ``d × d``
+    triangular factor of its QR decomposition ``X_centered = Q R``: since
+    ``X_centeredᵀ X_centered = Rᵀ R``, ``R`` has the same singular values and
+    right singular vectors, and its SVD is cheap.
 
     Parameters
     ----------
@@ -65,14 +69,17 @@ def principal_axes_svd(X_centered):
     -------
     components : ndarray of shape (r, n_features), r = min(n_samples, n_features)
     singular_values : ndarray of shape (r,), in decreasing order
-    scores : ndarray of shape (n_samples, r)
-        ``U S``, the coordinates of the samples along the components.
     """
-    U, s, Vt = scipy.linalg.svd(
+    n_samples, n_features = X_centered.shape
+    if n_samples >= 2 * n_features:
+        _, X_centered = scipy.linalg.qr(
+            X_centered, mode="raw", overwrite_a=True, check_finite=False
+        )
+    _, s, Vt = scipy.linalg.svd(
         X_centered, full_matrices=False, overwrite_a=True, check_finite=False
     )
-    components, signs = flip_signs(Vt)
-    return components, s, U * (s * signs)
+    components, _ = flip_signs(Vt)
+    return components, s
 
 
 def principal_axes_covariance(X_centered):
@@ -99,6 +106,66 @@ def principal_axes_covariance(X_centered):
     eigenvalues = np.clip(eigenvalues[order], 0.0, None)
     components, _ = flip_signs(eigenvectors[:, order].T)
     return components, np.sqrt(eigenvalues * (n_samples - 1))
+
+
+def center_and_scale(X, *, standardize):
+    """Centre ``X`` (and divide each column by its standard deviation).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    standardize : bool
+        Also divide by the standard deviation, with the ``n - 1`` of
+        eq. ``eq-pca-covariance``, so that the covariance of the result is the
+        correlation matrix of ``X``.
+
+    Returns
+    -------
+    X_centered : ndarray of shape (n_samples, n_features)
+        A new array (in Fortran order, as LAPACK wants it); ``X`` is unchanged.
+    mean : ndarray of shape (n_features,)
+    scale : ndarray of shape (n_features,) or None
+        The standard deviations, or None when ``standardize`` is False.
+
+    Raises
+    ------
+    ValueError
+        All samples are equal (no direction of variance exists), or
+        ``standardize`` is True and a column is constant.
+    """
+    mean = X.mean(axis=0)
+    X_centered = np.subtract(X, mean, order="F")
+    variance = np.einsum("ij,ij->j", X_centered, X_centered) / (X.shape[0] - 1)
+    constant = _constant_columns(X, mean, variance)
+    if constant.size == X.shape[1]:
+        raise ValueError(
+            "X has zero variance in every feature: all samples are equal, so "
+            "the principal directions are undefined."
+        )
+    if not standardize:
+        return X_centered, mean, None
+    if constant.size:
+        raise ValueError(
+            f"standardize=True cannot scale feature(s) {constant.tolist()} of X: "
+            "they are constant (standard deviation 0). Drop them first."
+        )
+    scale = np.sqrt(variance)
+    X_centered /= scale
+    return X_centered, mean, scale
+
+
+def _constant_columns(X, mean, variance):
+    """Indices of the columns of ``X`` whose entries are all equal.
+
+    A constant column does not always have zero computed variance: when its
+    mean is not exact in floating point (e.g. 0.1), the centred column is
+    rounding noise. Columns whose variance is at that noise level are tested
+    exactly on ``X``; the others cannot be constant.
+    """
+    noise_level = (64 * np.finfo(np.float64).eps * np.abs(mean)) ** 2
+    candidates = np.flatnonzero(variance <= noise_level)
+    columns = X[:, candidates]
+    return candidates[columns.min(axis=0, initial=np.inf) == columns.max(axis=0, initial=-np.inf)]
 
 
 def n_components_for_variance(explained_variance_ratio, fraction):
@@ -187,67 +254,42 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Fit the principal axes on ``X`` of shape (n_samples, n_features).
 
-        ``y`` is ignored; it is accepted for pipeline compatibility.
+        ``y`` is ignored; it is accepted for pipeline compatibility. Attributes
+        are set only once everything has succeeded, so a failed refit leaves a
+        previously fitted estimator as it was.
         """
-        self._fit(X)
-        return self
-
-    def fit_transform(self, X, y=None):
-        """Fit on ``X`` and return its scores, shape (n_samples, n_components_)."""
-        scores = self._fit(X)
-        return scores[:, : self.n_components_]
-
-    def _fit(self, X):
-        """Fit and return the training scores of all computed components."""
         check_bool(self.standardize, name="standardize")
         solver = check_option(self.solver, name="solver", allowed=SOLVERS)
         X_checked = as_float_matrix(X, name="X", min_samples=2)
-        validate_data(self, X, reset=True, skip_check_array=True)
         n_samples, n_features = X_checked.shape
         n_components = resolve_n_components(
             self.n_components, n_samples, n_features, allow_fraction=True
         )
-        X_centered = self._center_and_scale_training(X_checked)
-        total_variance = np.einsum("ij,ij->", X_centered, X_centered) / (n_samples - 1)
-        if total_variance == 0.0:
-            raise ValueError(
-                "X has zero variance in every feature: all samples are equal, so "
-                "the principal directions are undefined."
-            )
+        X_centered, mean, scale = center_and_scale(X_checked, standardize=self.standardize)
         if solver == "svd":
-            components, singular_values, scores = principal_axes_svd(X_centered)
+            components, singular_values = principal_axes_svd(X_centered)
         else:
             components, singular_values = principal_axes_covariance(X_centered)
-            scores = X_centered @ components.T
         explained_variance = singular_values**2 / (n_samples - 1)
+        total_variance = explained_variance.sum()  # all min(n, d) components: trace of C
+        if total_variance == 0.0:  # the samples differ, but their squares underflow
+            raise ValueError(
+                "X varies by amounts too small for float64 arithmetic (the squared "
+                "deviations from the mean underflow to 0); rescale X."
+            )
         ratio = explained_variance / total_variance
         if isinstance(n_components, float):
             n_components = n_components_for_variance(ratio, n_components)
 
+        validate_data(self, X, reset=True, skip_check_array=True)
+        self.mean_, self.scale_ = mean, scale
         self.n_samples_ = n_samples
         self.n_components_ = n_components
         self.components_ = components[:n_components]
         self.singular_values_ = singular_values[:n_components]
         self.explained_variance_ = explained_variance[:n_components]
         self.explained_variance_ratio_ = ratio[:n_components]
-        return scores
-
-    def _center_and_scale_training(self, X):
-        """Set ``mean_`` and ``scale_`` from ``X`` and return the new centred array."""
-        self.mean_ = X.mean(axis=0)
-        X_centered = X - self.mean_
-        self.scale_ = None
-        if self.standardize:
-            scale = np.sqrt(np.einsum("ij,ij->j", X_centered, X_centered) / (X.shape[0] - 1))
-            constant = np.flatnonzero(scale == 0.0)
-            if constant.size:
-                raise ValueError(
-                    f"standardize=True cannot scale feature(s) {constant.tolist()} of X: "
-                    "they are constant (standard deviation 0). Drop them first."
-                )
-            X_centered /= scale
-            self.scale_ = scale
-        return X_centered
+        return self
 
     def _center_and_scale(self, X):
         """Centre (and scale) new data with the *training* statistics."""

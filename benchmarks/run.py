@@ -1,0 +1,392 @@
+"""Benchmarks of pcalib against its references: one command, prints a table.
+
+Run from the project root::
+
+    .venv/bin/python benchmarks/run.py             # full sizes, 7 repeats
+    .venv/bin/python benchmarks/run.py --quick     # smaller sizes, for a smoke run
+    .venv/bin/python benchmarks/run.py --repeat 15 --threads 1 --profile
+
+For every case the script times pcalib's callable ("A") and the reference
+callable ("B") on the *same* data in the *same* process:
+
+* data are generated once per case, outside the timing;
+* each contender gets one untimed warm-up call, whose results are kept and fed
+  to the case's accuracy function (so accuracy costs no timed work);
+* the timed repeats are interleaved A, B, A, B, ... so that both contenders see
+  the same machine noise, and each call is timed with ``time.perf_counter``;
+* the table reports the median of each contender, the ratio of the medians
+  (pcalib / reference: below 1 means pcalib is faster), the median and
+  quartiles of the per-pair ratios A_i / B_i (how much to trust the ratio), the target
+  ratio when the case has one, and the accuracy agreement.
+
+Nothing here asserts anything about time: the script only prints. See
+``benchmarks/README.md`` for how to read the output and how to add a case.
+"""
+
+import argparse
+import cProfile
+import gc
+import os
+import platform
+import pstats
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+import scipy
+import scipy.linalg
+import sklearn
+import sklearn.decomposition
+import threadpoolctl
+
+import pcalib
+
+# --------------------------------------------------------------------------- #
+# Cases                                                                        #
+# --------------------------------------------------------------------------- #
+
+
+@dataclass
+class Case:
+    """One benchmark row: pcalib's callable against a reference on the same data.
+
+    Attributes
+    ----------
+    name : str
+        Short description of what pcalib does, printed in the first column.
+    reference_name : str
+        Short description of the reference, printed in the second column.
+    pcalib : callable
+        No-argument callable running pcalib; its return value goes to ``accuracy``.
+    reference : callable
+        No-argument callable running the reference on the same data.
+    accuracy : callable
+        ``accuracy(pcalib_result, reference_result) -> str``, a short summary of
+        how far apart the two answers are (untimed).
+    target : float or None
+        Ratio (pcalib / reference) that pcalib aims to stay under, printed for
+        information only; ``None`` for rows that are only there to inform.
+    """
+
+    name: str
+    reference_name: str
+    pcalib: Callable[[], Any]
+    reference: Callable[[], Any]
+    accuracy: Callable[[Any, Any], str]
+    target: float | None = None
+
+
+def decaying_gaussian(n_samples, n_features, *, seed=0):
+    """Gaussian data with a geometrically decaying spectrum and a non-zero mean.
+
+    The standard deviation along the ``j``-th principal axis is ``0.95**j``; the
+    axes are a random rotation (so they are not the coordinate axes) and every
+    feature gets a random offset (so centring matters). Returned C-contiguous
+    float64, the layout users most often pass.
+    """
+    rng = np.random.default_rng(seed)
+    scales = 0.95 ** np.arange(n_features)
+    rotation, _ = np.linalg.qr(rng.standard_normal((n_features, n_features)))
+    offset = 5.0 * rng.standard_normal(n_features)
+    X = (rng.standard_normal((n_samples, n_features)) * scales) @ rotation.T + offset
+    return np.ascontiguousarray(X, dtype=np.float64)
+
+
+def largest_principal_angle(rows_a, rows_b):
+    """Largest principal angle (radians) between the row spaces of two matrices."""
+    return float(np.max(scipy.linalg.subspace_angles(rows_a.T, rows_b.T)))
+
+
+def max_relative_difference(a, b):
+    """``max |a - b| / |b|`` over the entries."""
+    return float(np.max(np.abs(a - b) / np.abs(b)))
+
+
+def pca_agreement(components_a, variance_a, components_b, variance_b):
+    """Accuracy summary shared by every PCA case."""
+    angle = largest_principal_angle(components_a, components_b)
+    rel = max_relative_difference(variance_a, variance_b)
+    return f"angle {angle:.1e} rad, var rel {rel:.1e}"
+
+
+def svd_as_pca(k, n_samples):
+    """Accuracy function comparing a fitted pcalib PCA with a raw ``(U, s, Vt)``."""
+
+    def accuracy(pca, usv):
+        _, s, Vt = usv
+        return pca_agreement(
+            pca.components_, pca.explained_variance_, Vt[:k], s[:k] ** 2 / (n_samples - 1)
+        )
+
+    return accuracy
+
+
+def estimators_agree(pca_a, pca_b):
+    """Accuracy function comparing two fitted PCA estimators."""
+    return pca_agreement(
+        pca_a.components_, pca_a.explained_variance_, pca_b.components_, pca_b.explained_variance_
+    )
+
+
+def pca_fit_tall(quick):
+    """Chapter 1: ``PCA.fit`` on a tall matrix, against sklearn and the LAPACK floor."""
+    n, d, k = (4_000, 100, 10) if quick else (20_000, 200, 10)
+    X = decaying_gaussian(n, d, seed=0)
+    # Centred once, outside the timing, for the "floor" rows. The SVD calls below
+    # never overwrite it (overwrite_a=False), so every call sees the same input.
+    Xc = X - X.mean(axis=0)
+    shape = f"{n}x{d}, k={k}"
+
+    def fit_pcalib():
+        return pcalib.PCA(n_components=k).fit(X)
+
+    return [
+        Case(
+            name=f"PCA.fit {shape}",
+            reference_name='sklearn PCA(svd_solver="full").fit',
+            pcalib=fit_pcalib,
+            reference=lambda: sklearn.decomposition.PCA(n_components=k, svd_solver="full").fit(X),
+            accuracy=estimators_agree,
+            target=1.0,
+        ),
+        Case(
+            name=f"PCA.fit {shape}",
+            reference_name="floor: scipy.linalg.svd(Xc) gesdd",
+            pcalib=fit_pcalib,
+            reference=lambda: scipy.linalg.svd(Xc, full_matrices=False, check_finite=False),
+            accuracy=svd_as_pca(k, n),
+            target=1.15,
+        ),
+        Case(
+            name=f"PCA.fit {shape}",
+            reference_name="info: qr(Xc, raw) + svd(R), pcalib's LAPACK",
+            pcalib=fit_pcalib,
+            reference=lambda: scipy.linalg.svd(
+                scipy.linalg.qr(Xc, mode="raw", check_finite=False)[1],
+                full_matrices=False,
+                check_finite=False,
+            ),
+            accuracy=svd_as_pca(k, n),
+            target=None,
+        ),
+    ]
+
+
+def pca_fit_wide(quick):
+    """Chapter 1: ``PCA.fit`` on a wide matrix (n < d), where no QR reduction applies."""
+    n, d, k = (200, 1_000, 10) if quick else (1_000, 4_000, 10)
+    X = decaying_gaussian(n, d, seed=1)
+    return [
+        Case(
+            name=f"PCA.fit {n}x{d}, k={k}",
+            reference_name='sklearn PCA(svd_solver="full").fit',
+            pcalib=lambda: pcalib.PCA(n_components=k).fit(X),
+            reference=lambda: sklearn.decomposition.PCA(n_components=k, svd_solver="full").fit(X),
+            accuracy=estimators_agree,
+            target=1.0,
+        ),
+    ]
+
+
+# Later chapters: append a factory ``f(quick: bool) -> list[Case]`` here.
+CASE_FACTORIES = [
+    pca_fit_tall,
+    pca_fit_wide,
+]
+
+
+# --------------------------------------------------------------------------- #
+# Timing                                                                       #
+# --------------------------------------------------------------------------- #
+
+
+@dataclass
+class Timing:
+    """Result of timing one case."""
+
+    case: Case
+    times_a: list
+    times_b: list
+    accuracy: str
+
+    @property
+    def median_a(self):
+        return statistics.median(self.times_a)
+
+    @property
+    def median_b(self):
+        return statistics.median(self.times_b)
+
+    @property
+    def ratio(self):
+        return self.median_a / self.median_b
+
+    @property
+    def pair_ratio_quartiles(self):
+        """Quartiles (q1, median, q3) of the per-pair ratios ``A_i / B_i``."""
+        ratios = [a / b for a, b in zip(self.times_a, self.times_b)]
+        if len(ratios) < 2:
+            return ratios[0], ratios[0], ratios[0]
+        q1, q2, q3 = statistics.quantiles(ratios, n=4, method="inclusive")
+        return q1, q2, q3
+
+
+def timed(func):
+    """Seconds taken by one call of ``func`` (its result is dropped at once)."""
+    start = time.perf_counter()
+    func()
+    return time.perf_counter() - start
+
+
+def run_case(case, repeat):
+    """Warm up both contenders, check accuracy, then time them interleaved."""
+    result_a = case.pcalib()
+    result_b = case.reference()
+    accuracy = case.accuracy(result_a, result_b)
+    del result_a, result_b
+    times_a, times_b = [], []
+    for _ in range(repeat):
+        gc.collect()
+        times_a.append(timed(case.pcalib))
+        gc.collect()
+        times_b.append(timed(case.reference))
+    return Timing(case, times_a, times_b, accuracy)
+
+
+def profile_case(case, calls=3, top=10):
+    """Print cProfile's own-time ranking of pcalib's callable over a few calls.
+
+    cProfile sees Python-level functions only: NumPy ufunc arithmetic such as
+    ``X - mean`` is charged to the Python function that executes it, and a
+    LAPACK routine to the wrapper that calls it (e.g. ``svd``).
+    """
+    case.pcalib()
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(calls):
+        case.pcalib()
+    profiler.disable()
+    stats = pstats.Stats(profiler).stats
+    ranked = sorted(stats.items(), key=lambda item: item[1][2], reverse=True)[:top]
+    print(f"\nprofile of pcalib side, {case.name} (mean of {calls} calls, top {top} by own time):")
+    print(f"   {'own ms':>8s}  {'cum ms':>8s}  function")
+    for (filename, lineno, func), (_, _, tottime, cumtime, _) in ranked:
+        where = "" if filename == "~" else f"{os.path.basename(filename)}:{lineno} "
+        print(f"   {1e3 * tottime / calls:8.2f}  {1e3 * cumtime / calls:8.2f}  {where}{func}")
+
+
+# --------------------------------------------------------------------------- #
+# Output                                                                       #
+# --------------------------------------------------------------------------- #
+
+
+def print_environment(threads):
+    """Versions and BLAS/OpenMP thread pools, so a table can be interpreted later."""
+    print(f"python {platform.python_version()} on {platform.platform()}")
+    print(f"cpu: {platform.processor() or platform.machine()}, os.cpu_count()={os.cpu_count()}")
+    print(
+        f"numpy {np.__version__}, scipy {scipy.__version__}, "
+        f"scikit-learn {sklearn.__version__}, pcalib {pcalib.__version__}"
+    )
+    print("threadpoolctl.threadpool_info():")
+    for pool in threadpoolctl.threadpool_info():
+        owner = os.path.basename(os.path.dirname(pool["filepath"]))
+        print(
+            f"  {pool['user_api']:6s} {pool['internal_api']:8s} {pool.get('version')!s:14s} "
+            f"threads={pool['num_threads']} arch={pool.get('architecture', '-')} "
+            f"[{owner}/{os.path.basename(pool['filepath'])}]"
+        )
+    if threads is not None:
+        print(f"(timed with threadpoolctl.threadpool_limits({threads}))")
+
+
+def print_table(timings):
+    headers = [
+        "case (pcalib)",
+        "reference",
+        "pcalib ms",
+        "ref ms",
+        "ratio",
+        "pair ratios med [q1-q3]",
+        "target",
+        "accuracy (pcalib vs ref)",
+    ]
+    rows = []
+    for t in timings:
+        q1, q2, q3 = t.pair_ratio_quartiles
+        rows.append(
+            [
+                t.case.name,
+                t.case.reference_name,
+                f"{1e3 * t.median_a:.1f}",
+                f"{1e3 * t.median_b:.1f}",
+                f"{t.ratio:.3f}",
+                f"{q2:.3f} [{q1:.2f}-{q3:.2f}]",
+                "-" if t.case.target is None else f"<= {t.case.target:.2f}",
+                t.accuracy,
+            ]
+        )
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    right = {2, 3, 4, 5}
+
+    def fmt(cells):
+        return "  ".join(
+            c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))
+        )
+
+    print(fmt(headers))
+    print("  ".join("-" * w for w in widths))
+    for row in rows:
+        print(fmt(row))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=7, help="timed calls per contender (default 7)")
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="limit BLAS/OpenMP threads with threadpoolctl (default: leave as configured)",
+    )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="also print a cProfile breakdown of one pcalib call per distinct case name",
+    )
+    args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+
+    print_environment(args.threads)
+    limits = threadpoolctl.threadpool_limits(args.threads) if args.threads else None
+    try:
+        timings = []
+        for factory in CASE_FACTORIES:
+            for case in factory(args.quick):
+                sys.stdout.flush()
+                print(f"running: {case.name}  vs  {case.reference_name} ...", file=sys.stderr)
+                timings.append(run_case(case, args.repeat))
+        print(
+            f"\nmedian of {args.repeat} interleaved repeats after one warm-up each; "
+            "ratio = pcalib median / reference median (< 1: pcalib faster); "
+            "pair ratios = median and quartiles of pcalib_i / reference_i over the pairs."
+        )
+        print_table(timings)
+        if args.profile:
+            seen = set()
+            for t in timings:
+                if t.case.name not in seen:
+                    seen.add(t.case.name)
+                    profile_case(t.case)
+    finally:
+        if limits is not None:
+            limits.restore_original_limits()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,232 @@
+"""Tests of :mod:`pcalib.datasets`."""
+
+import numpy as np
+import pytest
+
+from pcalib.datasets import load_faces, load_usarrests, make_low_rank, make_spectrum
+
+# ---------------------------------------------------------------------------
+# USArrests
+# ---------------------------------------------------------------------------
+
+
+def test_usarrests_shape_and_names():
+    data = load_usarrests()
+    assert data.data.shape == (50, 4)
+    assert data.data.dtype == np.float64
+    assert data.feature_names == ["Murder", "Assault", "UrbanPop", "Rape"]
+    assert len(data.sample_names) == 50
+    assert len(set(data.sample_names)) == 50
+    assert data.sample_names[0] == "Alabama"
+    assert data.sample_names[-1] == "Wyoming"
+    assert data.sample_names == sorted(data.sample_names)  # R's table is alphabetical
+    assert "New Hampshire" in data.sample_names
+
+
+@pytest.mark.parametrize(
+    "state, row",
+    [
+        # rows of R's datasets::USArrests (Murder, Assault, UrbanPop, Rape)
+        ("Alabama", [13.2, 236, 58, 21.2]),
+        ("California", [9.0, 276, 91, 40.6]),
+        ("Maryland", [11.3, 300, 67, 27.8]),
+        ("North Dakota", [0.8, 45, 44, 7.3]),
+        ("Vermont", [2.2, 48, 32, 11.2]),
+        ("Wyoming", [6.8, 161, 60, 15.6]),
+    ],
+)
+def test_usarrests_rows(state, row):
+    data = load_usarrests()
+    i = data.sample_names.index(state)
+    np.testing.assert_array_equal(data.data[i], row)
+
+
+def test_usarrests_maryland_caveat():
+    data = load_usarrests()
+    maryland = data.sample_names.index("Maryland")
+    urban = data.feature_names.index("UrbanPop")
+    # 67 is a known transcription error for 76, kept because R and ISLR use it
+    assert data.data[maryland, urban] == 67
+    assert "Maryland" in data.DESCR
+    assert "67" in data.DESCR and "76" in data.DESCR
+    assert "transcription error" in data.DESCR
+
+
+def test_usarrests_returns_a_fresh_array():
+    a = load_usarrests()
+    a.data[0, 0] = -1.0
+    assert load_usarrests().data[0, 0] == 13.2
+
+
+# ---------------------------------------------------------------------------
+# Faces
+# ---------------------------------------------------------------------------
+
+
+def test_load_faces():
+    faces = load_faces()
+    assert faces.images.shape == (100, 25, 25)
+    assert faces.data.shape == (100, 625)
+    assert faces.images.dtype == np.float64
+    assert faces.images.min() >= 0.0
+    assert faces.images.max() <= 1.0
+    assert faces.images.std() > 0.05  # real images, not a constant array
+    np.testing.assert_array_equal(faces.data, faces.images.reshape(100, -1))
+    # 100 different images
+    assert len({image.tobytes() for image in faces.images}) == 100
+    # the first 100 crops of scikit-image's lfw_subset are the faces
+    from skimage.data import lfw_subset
+
+    np.testing.assert_array_equal(faces.images, lfw_subset()[:100])
+
+
+# ---------------------------------------------------------------------------
+# make_low_rank
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n, d, rank", [(100, 10, 3), (5, 20, 5), (30, 1, 1), (8, 8, 8)])
+def test_make_low_rank_shapes_and_orthonormal_W(n, d, rank):
+    X, W = make_low_rank(n, d, rank, random_state=0)
+    assert X.shape == (n, d)
+    assert W.shape == (rank, d)
+    np.testing.assert_allclose(W @ W.T, np.eye(rank), atol=1e-12)
+    assert np.all(np.isfinite(X))
+
+
+def test_make_low_rank_is_reproducible():
+    X1, W1 = make_low_rank(40, 6, 2, random_state=123)
+    X2, W2 = make_low_rank(40, 6, 2, random_state=123)
+    np.testing.assert_array_equal(X1, X2)
+    np.testing.assert_array_equal(W1, W2)
+    X3, W3 = make_low_rank(40, 6, 2, random_state=np.random.default_rng(123))
+    np.testing.assert_array_equal(X1, X3)
+    X4, _ = make_low_rank(40, 6, 2, random_state=124)
+    assert not np.allclose(X1, X4)
+
+
+def test_make_low_rank_without_noise_lies_in_the_row_space_of_W():
+    X, W = make_low_rank(60, 9, 3, noise=0.0, random_state=1)
+    assert np.linalg.matrix_rank(X) == 3
+    np.testing.assert_allclose(X @ W.T @ W, X, atol=1e-12)
+
+
+def test_make_low_rank_signal_variances():
+    """Variance along row i of W is (rank - i) + noise².
+
+    With n samples the sample variance of a Gaussian with variance v has
+    standard deviation about v·sqrt(2 / n): n = 20000 gives 1 % and we allow
+    5 standard deviations.
+    """
+    n, rank, noise = 20_000, 3, 0.1
+    X, W = make_low_rank(n, 7, rank, noise=noise, random_state=2)
+    variances = np.var(X @ W.T, axis=0, ddof=1)
+    expected = np.arange(rank, 0, -1) + noise**2
+    np.testing.assert_allclose(variances, expected, rtol=5 * np.sqrt(2 / n))
+    # orthogonally to W only the noise is left
+    residual = X - X @ W.T @ W
+    per_direction = np.sum(residual**2) / (n - 1) / (7 - rank)
+    assert per_direction == pytest.approx(noise**2, rel=5 * np.sqrt(2 / (n * (7 - rank))))
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, error, message",
+    [
+        ((0, 5, 1), {}, ValueError, r"n_samples must be at least 1"),
+        ((10, 0, 1), {}, ValueError, r"n_features must be at least 1"),
+        ((10, 5, 0), {}, ValueError, r"rank must be at least 1"),
+        ((10, 5, 6), {}, ValueError, r"rank must be at most min\(n_samples, n_features\) = 5"),
+        ((4, 5, 5), {}, ValueError, r"rank must be at most min\(n_samples, n_features\) = 4"),
+        ((10.0, 5, 1), {}, TypeError, r"n_samples must be an int"),
+        ((10, "5", 1), {}, TypeError, r"n_features must be an int"),
+        ((10, 5, 1.5), {}, TypeError, r"rank must be an int"),
+        ((10, 5, 1), {"noise": -0.1}, ValueError, r"noise must be a finite number > 0"),
+        ((10, 5, 1), {"noise": float("nan")}, ValueError, r"noise must be a finite number > 0"),
+        ((10, 5, 1), {"noise": "a"}, TypeError, r"noise must be a positive number"),
+        ((10, 5, 1), {"random_state": "x"}, TypeError, r"random_state must be None"),
+        ((10, 5, 1), {"random_state": -3}, ValueError, r"random_state must be >= 0"),
+    ],
+)
+def test_make_low_rank_validation(args, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        make_low_rank(*args, **kwargs)
+
+
+# ---------------------------------------------------------------------------
+# make_spectrum
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n, d", [(50, 4), (3, 10), (1, 1)])
+def test_make_spectrum_shapes_and_orthonormal_axes(n, d):
+    X, axes = make_spectrum(n, d, np.linspace(2.0, 0.5, d), random_state=0)
+    assert X.shape == (n, d)
+    assert axes.shape == (d, d)
+    np.testing.assert_allclose(axes @ axes.T, np.eye(d), atol=1e-12)
+    np.testing.assert_allclose(axes.T @ axes, np.eye(d), atol=1e-12)
+
+
+def test_make_spectrum_is_reproducible():
+    v = [3.0, 2.0, 1.0]
+    X1, A1 = make_spectrum(30, 3, v, random_state=9)
+    X2, A2 = make_spectrum(30, 3, v, random_state=9)
+    np.testing.assert_array_equal(X1, X2)
+    np.testing.assert_array_equal(A1, A2)
+    X3, _ = make_spectrum(30, 3, v, random_state=10)
+    assert not np.allclose(X1, X3)
+
+
+def test_make_spectrum_zero_variance_direction():
+    X, axes = make_spectrum(40, 4, [2.0, 1.0, 0.5, 0.0], random_state=4)
+    # no component at all along the last axis
+    np.testing.assert_allclose(X @ axes[3], 0.0, atol=1e-12)
+    assert np.linalg.matrix_rank(X) == 3
+
+
+def test_make_spectrum_sample_covariance_approaches_the_spectrum():
+    """For large n the sample covariance tends to Q diag(variances) Qᵀ.
+
+    Tolerances are statistical. For Gaussian data the sample covariance entry
+    (i, j) has standard deviation sqrt((Σ_ii Σ_jj + Σ_ij²) / n) (Isserlis), a
+    sample eigenvalue with a simple population eigenvalue λ has standard
+    deviation about λ·sqrt(2 / n), and so does the sample variance along a
+    fixed axis. We allow 5 standard deviations: with the fixed seed the test
+    is deterministic, and a new seed would fail by chance with probability
+    below 1e-5 per comparison.
+    """
+    n = 20_000
+    variances = np.array([5.0, 3.0, 2.0, 1.0, 0.5])
+    X, axes = make_spectrum(n, 5, variances, random_state=5)
+    sigma = axes.T @ np.diag(variances) @ axes  # axes are rows
+    C = np.cov(X, rowvar=False)
+    se = np.sqrt((np.outer(np.diag(sigma), np.diag(sigma)) + sigma**2) / n)
+    assert np.all(np.abs(C - sigma) <= 5 * se)
+
+    eigenvalues = np.sort(np.linalg.eigvalsh(C))[::-1]
+    np.testing.assert_allclose(eigenvalues, variances, rtol=5 * np.sqrt(2 / n))
+
+    along_axes = np.einsum("id,de,ie->i", axes, C, axes)
+    np.testing.assert_allclose(along_axes, variances, rtol=5 * np.sqrt(2 / n))
+    # and the sample mean tends to 0: standard error sqrt(variance / n)
+    mean_along_axes = X.mean(axis=0) @ axes.T
+    assert np.all(np.abs(mean_along_axes) <= 5 * np.sqrt(variances / n))
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, error, message",
+    [
+        ((10, 3, [1.0, 2.0]), {}, ValueError, r"variances must have shape \(3,\), got \(2,\)"),
+        ((10, 2, [[1.0, 2.0]]), {}, ValueError, r"variances must have shape \(2,\), got \(1, 2\)"),
+        ((10, 2, [1.0, -1.0]), {}, ValueError, r"variances must be finite and non-negative"),
+        ((10, 2, [1.0, np.nan]), {}, ValueError, r"variances must be finite and non-negative"),
+        ((10, 2, [1.0, np.inf]), {}, ValueError, r"variances must be finite and non-negative"),
+        ((0, 2, [1.0, 1.0]), {}, ValueError, r"n_samples must be at least 1"),
+        ((10, 0, []), {}, ValueError, r"n_features must be at least 1"),
+        ((10.5, 2, [1.0, 1.0]), {}, TypeError, r"n_samples must be an int"),
+        ((10, True, [1.0]), {}, TypeError, r"n_features must be an int"),
+        ((10, 2, [1.0, 1.0]), {"random_state": 2.5}, TypeError, r"random_state must be None"),
+    ],
+)
+def test_make_spectrum_validation(args, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        make_spectrum(*args, **kwargs)

@@ -1,0 +1,541 @@
+"""Tests of :class:`pcalib.PCA`.
+
+Expected values come from independent sources only: scikit-learn's PCA, NumPy's
+eigendecompositions computed here, or numbers published for R's ``prcomp``.
+None of them is produced by pcalib itself.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.decomposition import PCA as SklearnPCA
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from pcalib import PCA
+from pcalib.datasets import load_usarrests
+
+EPS = np.finfo(np.float64).eps
+SHAPES = [(50, 5), (20, 40), (200, 30), (7, 7)]
+SOLVERS = ["svd", "covariance"]
+
+
+def make_data(n_samples, n_features, seed=0):
+    """Gaussian data with unequal column scales and a non-zero mean."""
+    rng = np.random.default_rng(seed)
+    scales = np.linspace(1.0, 3.0, n_features)
+    offsets = rng.uniform(-5.0, 5.0, n_features)
+    return rng.standard_normal((n_samples, n_features)) * scales + offsets
+
+
+def row_signs(A, B):
+    """Signs s such that ``s[:, None] * A`` points the same way as ``B``, row by row."""
+    signs = np.sign(np.sum(A * B, axis=1))
+    assert np.all(signs != 0), "rows are orthogonal: not the same axes up to sign"
+    return signs
+
+
+def spectral_gaps(eigenvalues):
+    """Distance from each eigenvalue (sorted decreasingly) to its nearest neighbour."""
+    eigenvalues = np.asarray(eigenvalues, dtype=float)
+    if eigenvalues.size == 1:
+        return np.array([np.inf])
+    diffs = -np.diff(eigenvalues)
+    return np.minimum(np.r_[np.inf, diffs], np.r_[diffs, np.inf])
+
+
+def identified_rank(n_samples, n_features):
+    """Number of components with non-zero variance for generic data.
+
+    Centring removes one degree of freedom, so the centred data has rank
+    ``min(n - 1, d)``. pcalib and scikit-learn both return ``min(n, d)``
+    components; when ``n <= d`` the last one spans a direction of zero variance
+    that is not unique, so it cannot be compared entry by entry.
+    """
+    return min(n_samples - 1, n_features)
+
+
+# ---------------------------------------------------------------------------
+# Agreement with scikit-learn
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("n_components", [1, 3, None])
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_agrees_with_sklearn(shape, n_components, solver):
+    n, d = shape
+    X = make_data(n, d, seed=n * 100 + d)
+    X_new = make_data(15, d, seed=1) * 2.0 + 3.0  # other mean and scale than X
+
+    ref = SklearnPCA(n_components=n_components, svd_solver="full").fit(X)
+    pca = PCA(n_components=n_components, solver=solver).fit(X)
+
+    k = ref.n_components_
+    r = min(k, identified_rank(n, d))  # components that are unique up to sign
+    assert pca.n_components_ == k
+    assert pca.components_.shape == (k, d)
+
+    lam = ref.explained_variance_
+    lam_max = lam[0]
+    s_max = ref.singular_values_[0]
+    if solver == "svd":
+        # Thin SVD of the centred data, as scikit-learn's "full" solver: the two
+        # should agree to rounding.
+        comp_atol = np.full(r, 1e-10)
+        var_kwargs = dict(rtol=1e-10, atol=1e-14 * lam_max)
+        sv_kwargs = dict(rtol=1e-10, atol=1e-14 * s_max)
+        score_rtol = 1e-10
+    else:
+        # The covariance solver forms C = Xcᵀ Xc / (n - 1), i.e. squares the
+        # data. eigh is backward stable for C, so every eigenvalue carries an
+        # absolute error of a few eps·λ_max (small eigenvalues are only accurate
+        # relative to the largest), and eigenvector i an error of about
+        # eps·λ_max / gap_i (Davis–Kahan). We allow 100× those first-order sizes.
+        # gaps in the full spectrum: the last kept component's nearest
+        # neighbour may be the first dropped one
+        full_lam = SklearnPCA(svd_solver="full").fit(X).explained_variance_
+        gaps = spectral_gaps(full_lam)[:r]
+        comp_atol = 100 * EPS * lam_max / gaps + 1e-12
+        var_kwargs = dict(rtol=0, atol=1e-12 * lam_max)
+        sv_kwargs = None  # compared through s², see below
+        score_rtol = 1e-9  # scores inherit the eigenvector error times |x|
+
+    # components_, up to the sign of each row
+    signs = row_signs(pca.components_[:r], ref.components_[:r])
+    err = np.abs(signs[:, None] * pca.components_[:r] - ref.components_[:r]).max(axis=1)
+    assert np.all(err <= comp_atol), (err, comp_atol)
+    # the rows pcalib keeps beyond the rank are still orthonormal to the others
+    np.testing.assert_allclose(pca.components_ @ pca.components_.T, np.eye(k), atol=1e-10)
+
+    np.testing.assert_allclose(pca.explained_variance_, ref.explained_variance_, **var_kwargs)
+    # ratios of zero-variance components are ~0, hence an absolute floor; the
+    # covariance solver's ratios are off by about eps·λ_max / total <= eps
+    np.testing.assert_allclose(
+        pca.explained_variance_ratio_, ref.explained_variance_ratio_, rtol=1e-10, atol=1e-12
+    )
+    if sv_kwargs is not None:
+        np.testing.assert_allclose(pca.singular_values_, ref.singular_values_, **sv_kwargs)
+    else:
+        # s = sqrt((n - 1) λ): the square root turns an absolute error of
+        # eps·λ_max in a zero eigenvalue into sqrt(eps)·s_max in s, so s is
+        # compared squared, with the eigenvalue tolerance scaled by (n - 1).
+        np.testing.assert_allclose(
+            pca.singular_values_**2, ref.singular_values_**2, rtol=0, atol=1e-12 * s_max**2
+        )
+    np.testing.assert_allclose(pca.mean_, ref.mean_, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(pca.mean_, X.mean(axis=0), rtol=1e-12, atol=1e-14)
+
+    # transform: columns equal up to the same signs as the components
+    for data in (X, X_new):
+        Z_ref = ref.transform(data)[:, :r]
+        Z = pca.transform(data)[:, :r] * signs
+        np.testing.assert_allclose(Z, Z_ref, rtol=0, atol=score_rtol * np.abs(Z_ref).max())
+    # on the training data the zero-variance scores are zero for both
+    Z_train = pca.transform(X)
+    # covariance solver: a null eigenvector of C is only accurate to
+    # eps·λ_max/λ_r, and Xc v can then be as large as sqrt(eps)·max|Z|
+    null_atol = 1e-10 if solver == "svd" else 1e-8
+    np.testing.assert_allclose(Z_train[:, r:], 0.0, atol=null_atol * np.abs(Z_train).max())
+
+    # fit_transform equals transform of the training data
+    Z_fit = PCA(n_components=n_components, solver=solver).fit_transform(X)
+    np.testing.assert_allclose(Z_fit, Z_train, rtol=0, atol=1e-10 * np.abs(Z_train).max())
+
+    # inverse_transform: the same reconstruction as scikit-learn (signs cancel)
+    scale = np.abs(X).max()
+    X_hat = pca.inverse_transform(pca.transform(X))
+    X_hat_ref = ref.inverse_transform(ref.transform(X))
+    np.testing.assert_allclose(X_hat, X_hat_ref, rtol=0, atol=1e-10 * scale)
+    if k <= identified_rank(n, d):
+        new_hat = pca.inverse_transform(pca.transform(X_new))
+        new_hat_ref = ref.inverse_transform(ref.transform(X_new))
+        np.testing.assert_allclose(
+            new_hat, new_hat_ref, rtol=0, atol=1e-10 * np.abs(X_new).max()
+        )
+    if k == min(n, d) and n > d:
+        # keeping every component reconstructs the data exactly
+        np.testing.assert_allclose(X_hat, X, rtol=0, atol=1e-10 * scale)
+
+
+# ---------------------------------------------------------------------------
+# USArrests against R's prcomp
+# ---------------------------------------------------------------------------
+
+# prcomp(USArrests, scale = TRUE)$rotation, as printed in the ISLR lab
+# (rows Murder, Assault, UrbanPop, Rape; columns PC1..PC4).
+R_ROTATION_SCALED = np.array(
+    [
+        [-0.5358995, 0.4181809, -0.3412327, 0.64922780],
+        [-0.5831836, 0.1879856, -0.2681484, -0.74340748],
+        [-0.2781909, -0.8728062, -0.3780158, 0.13387773],
+        [-0.5434321, -0.1673186, 0.8177779, 0.08902432],
+    ]
+)
+R_SDEV_SCALED = np.array([1.5748783, 0.9948694, 0.5971291, 0.4164494])
+# example(prcomp) in R's documentation: prcomp(USArrests)
+R_SDEV_UNSCALED = np.array([83.732400, 14.212402, 6.489426, 2.482790])
+# apply(USArrests, 2, mean) and apply(USArrests, 2, var) in the ISLR lab
+ISLR_MEANS = np.array([7.788, 170.760, 65.540, 21.232])
+ISLR_VARIANCES = np.array([18.97047, 6945.16571, 209.51878, 87.72916])
+
+
+def test_usarrests_shipped_data_matches_islr():
+    data = load_usarrests()
+    assert data.feature_names == ["Murder", "Assault", "UrbanPop", "Rape"]
+    # ISLR prints the means exactly (the data have one decimal, n = 50)
+    np.testing.assert_allclose(data.data.mean(axis=0), ISLR_MEANS, rtol=0, atol=1e-9)
+    # variances printed with 5 decimals: half a unit in the last place
+    np.testing.assert_allclose(data.data.var(axis=0, ddof=1), ISLR_VARIANCES, rtol=0, atol=5e-6)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_usarrests_scaled_matches_r_prcomp(solver):
+    X = load_usarrests().data
+    pca = PCA(standardize=True, solver=solver).fit(X)
+    loadings = pca.components_.T  # features × components, as R's rotation
+    signs = row_signs(loadings.T, R_ROTATION_SCALED.T)
+    # R prints 7 significant digits: half a unit in the 7th place
+    np.testing.assert_allclose(loadings * signs, R_ROTATION_SCALED, rtol=0, atol=5e-7)
+    np.testing.assert_allclose(np.sqrt(pca.explained_variance_), R_SDEV_SCALED, rtol=0, atol=5e-7)
+    # standardised: the variances of the four components add up to 4
+    assert pca.explained_variance_.sum() == pytest.approx(4.0, rel=1e-12)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_usarrests_unscaled_matches_r_prcomp(solver):
+    X = load_usarrests().data
+    pca = PCA(solver=solver).fit(X)
+    # R prints 8 significant digits here (6 decimals): half a unit is 5e-7, we
+    # use the 5e-6 of the brief.
+    np.testing.assert_allclose(np.sqrt(pca.explained_variance_), R_SDEV_UNSCALED, rtol=0, atol=5e-6)
+    np.testing.assert_allclose(pca.mean_, ISLR_MEANS, rtol=0, atol=1e-9)
+
+
+# ---------------------------------------------------------------------------
+# Standardisation
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("shape", [(50, 5), (200, 30), (30, 12)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_standardize_is_pca_of_correlation_matrix(shape, solver):
+    X = make_data(*shape, seed=7)
+    n, d = shape
+    pca = PCA(standardize=True, solver=solver).fit(X)
+    R = np.corrcoef(X, rowvar=False)
+    eigenvalues, eigenvectors = np.linalg.eigh(R)
+    order = np.argsort(eigenvalues)[::-1]
+    eigenvalues, eigenvectors = eigenvalues[order], eigenvectors[:, order]
+    k = min(n, d)
+    assert eigenvalues.sum() == pytest.approx(d, rel=1e-12)  # trace of a correlation matrix
+    np.testing.assert_allclose(pca.explained_variance_, eigenvalues[:k], rtol=0, atol=1e-12 * d)
+    assert pca.explained_variance_.sum() == pytest.approx(d, rel=1e-10)
+    signs = row_signs(pca.components_, eigenvectors[:, :k].T)
+    # both sides are eigenvectors of a d × d matrix: error ≈ eps·λ_max / gap
+    tol = 100 * EPS * eigenvalues[0] / spectral_gaps(eigenvalues)[:k] + 1e-12
+    err = np.abs(signs[:, None] * pca.components_ - eigenvectors[:, :k].T).max(axis=1)
+    assert np.all(err <= tol), (err, tol)
+    np.testing.assert_allclose(pca.scale_, X.std(axis=0, ddof=1), rtol=1e-12)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_standardize_matches_standardscaler_pipeline(solver):
+    X = make_data(40, 6, seed=3)
+    n = X.shape[0]
+    pca = PCA(standardize=True, solver=solver).fit(X)
+    scaler = StandardScaler().fit(X)
+    ref = SklearnPCA(svd_solver="full").fit(scaler.transform(X))
+    # StandardScaler divides by the population standard deviation (ddof = 0),
+    # pcalib by the sample one (ddof = 1), the denominator of its covariance.
+    # So scikit-learn's scaled data is pcalib's times sqrt(n / (n - 1)):
+    # identical axes and ratios, variances larger by n / (n - 1) and scores by
+    # sqrt(n / (n - 1)).
+    factor = n / (n - 1)
+    signs = row_signs(pca.components_, ref.components_)
+    np.testing.assert_allclose(signs[:, None] * pca.components_, ref.components_, atol=1e-10)
+    np.testing.assert_allclose(pca.explained_variance_ * factor, ref.explained_variance_, rtol=1e-10)
+    np.testing.assert_allclose(pca.explained_variance_ratio_, ref.explained_variance_ratio_, rtol=1e-10)
+    Z_ref = ref.transform(scaler.transform(X))
+    np.testing.assert_allclose(
+        pca.transform(X) * signs * np.sqrt(factor), Z_ref, rtol=0, atol=1e-10 * np.abs(Z_ref).max()
+    )
+    np.testing.assert_allclose(pca.scale_ / np.sqrt(factor), scaler.scale_, rtol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# n_components, sign convention, solvers
+# ---------------------------------------------------------------------------
+
+
+def reference_spectrum(X):
+    """Eigenvalues of the sample covariance, decreasing (independent of pcalib)."""
+    return np.sort(np.linalg.eigvalsh(np.atleast_2d(np.cov(X, rowvar=False))))[::-1]
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_fraction_picks_smallest_k_reaching_fraction(seed, solver):
+    X = make_data(60, 8, seed=seed) @ np.random.default_rng(seed).standard_normal((8, 8))
+    eigenvalues = reference_spectrum(X)
+    cumulative = np.cumsum(eigenvalues) / eigenvalues.sum()
+    checked = 0
+    for fraction in (0.05, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999):
+        # keep the test away from ties decided by rounding
+        assert np.min(np.abs(cumulative - fraction)) > 1e-9
+        expected = next(k for k in range(1, len(eigenvalues) + 1) if cumulative[k - 1] >= fraction)
+        pca = PCA(n_components=fraction, solver=solver).fit(X)
+        assert pca.n_components_ == expected, fraction
+        assert pca.components_.shape == (expected, 8)
+        assert pca.transform(X).shape == (60, expected)
+        assert pca.fit_transform(X).shape == (60, expected)
+        assert pca.explained_variance_ratio_.sum() >= fraction
+        if expected > 1:
+            assert pca.explained_variance_ratio_[:-1].sum() < fraction
+        checked += 1
+    assert checked == 9
+
+
+@pytest.mark.parametrize("shape", [(30, 6), (6, 30), (5, 5)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_int_and_none_n_components(shape):
+    n, d = shape
+    X = make_data(n, d, seed=11)
+    full = PCA().fit(X)
+    assert full.n_components_ == min(n, d)
+    assert full.components_.shape == (min(n, d), d)
+    assert full.transform(X).shape == (n, min(n, d))
+    assert full.n_features_in_ == d
+    assert full.n_samples_ == n
+    for k in range(1, min(n, d) + 1):
+        pca = PCA(n_components=k).fit(X)
+        assert pca.n_components_ == k
+        assert pca.transform(X).shape == (n, k)
+        np.testing.assert_array_equal(pca.components_, full.components_[:k])
+        np.testing.assert_array_equal(pca.explained_variance_, full.explained_variance_[:k])
+    # numpy integers are ints too
+    assert PCA(n_components=np.int64(2)).fit(X).n_components_ == 2
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_sign_convention(shape, solver):
+    for seed in range(5):
+        X = make_data(*shape, seed=seed)
+        pca = PCA(solver=solver).fit(X)
+        rows = np.arange(pca.n_components_)
+        largest = np.argmax(np.abs(pca.components_), axis=1)
+        assert np.all(pca.components_[rows, largest] > 0)
+        # flipping the data flips the raw axes; the convention undoes it
+        flipped = PCA(solver=solver).fit(-X)
+        r = identified_rank(*shape)
+        np.testing.assert_allclose(flipped.components_[:r], pca.components_[:r], atol=1e-10)
+
+
+def test_sign_convention_on_a_hand_made_example():
+    # variance 8/3 along the first feature, 2/3 along the second
+    X = np.array([[-2.0, 0.0], [0.0, -1.0], [2.0, 0.0], [0.0, 1.0]])
+    for solver in SOLVERS:
+        pca = PCA(solver=solver).fit(X)
+        np.testing.assert_allclose(pca.components_, np.eye(2), atol=1e-15)
+        np.testing.assert_allclose(pca.explained_variance_, [8 / 3, 2 / 3], rtol=1e-14)
+        np.testing.assert_allclose(pca.explained_variance_ratio_, [0.8, 0.2], rtol=1e-14)
+
+
+@pytest.mark.parametrize("standardize", [False, True])
+@pytest.mark.parametrize("shape", [(50, 5), (200, 30), (20, 40)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_solvers_agree(shape, standardize):
+    X = make_data(*shape, seed=5)
+    r = identified_rank(*shape)
+    svd = PCA(standardize=standardize, solver="svd").fit(X)
+    cov = PCA(standardize=standardize, solver="covariance").fit(X)
+    lam = svd.explained_variance_
+    # the covariance solver's eigenvectors are accurate to eps·λ_max / gap
+    tol = 100 * EPS * lam[0] / spectral_gaps(lam)[:r] + 1e-12
+    err = np.abs(svd.components_[:r] - cov.components_[:r]).max(axis=1)
+    assert np.all(err <= tol), (err, tol)  # same signs: both use the convention
+    np.testing.assert_allclose(cov.explained_variance_, lam, rtol=0, atol=1e-12 * lam[0])
+    np.testing.assert_allclose(
+        cov.explained_variance_ratio_, svd.explained_variance_ratio_, rtol=0, atol=1e-12
+    )
+    np.testing.assert_array_equal(cov.mean_, svd.mean_)
+
+
+# ---------------------------------------------------------------------------
+# Projection of new data
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("standardize", [False, True])
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_transform_new_data_uses_training_statistics(solver, standardize):
+    X = make_data(40, 5, seed=21)
+    X_new = make_data(9, 5, seed=22) * 3.0 - 7.0
+    pca = PCA(n_components=3, standardize=standardize, solver=solver).fit(X)
+    mean = X.mean(axis=0)
+    np.testing.assert_allclose(pca.mean_, mean, rtol=1e-13)
+    centred = X_new - mean
+    if standardize:
+        centred = centred / X.std(axis=0, ddof=1)
+    expected = centred @ pca.components_.T
+    np.testing.assert_allclose(pca.transform(X_new), expected, rtol=1e-12, atol=1e-12)
+    # using the new data's own mean would give something else
+    own = (X_new - X_new.mean(axis=0)) @ pca.components_.T
+    assert not np.allclose(pca.transform(X_new), own)
+    # a single new sample is fine
+    np.testing.assert_allclose(pca.transform(X_new[:1]), expected[:1], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("standardize", [False, True])
+def test_inverse_transform_by_hand(standardize, solver):
+    X = make_data(40, 5, seed=23)
+    X_new = make_data(6, 5, seed=24) * 2.0
+    mean = X.mean(axis=0)
+    scale = X.std(axis=0, ddof=1) if standardize else np.ones(5)
+    for k in (2, 5):
+        pca = PCA(n_components=k, standardize=standardize, solver=solver).fit(X)
+        V = pca.components_
+        Z = pca.transform(X_new)
+        # X_hat = Z V * scale + mean, the map back to the original units
+        np.testing.assert_allclose(pca.inverse_transform(Z), Z @ V * scale + mean, rtol=1e-12, atol=1e-12)
+        expected = ((X_new - mean) / scale) @ V.T @ V * scale + mean
+        np.testing.assert_allclose(pca.inverse_transform(Z), expected, rtol=1e-10, atol=1e-10)
+    # with every component the round trip is the identity, also for new data
+    np.testing.assert_allclose(pca.inverse_transform(pca.transform(X_new)), X_new, rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("standardize", [False, True])
+def test_fit_does_not_modify_its_input(standardize):
+    X = make_data(30, 4, seed=2)
+    X_copy = X.copy()
+    pca = PCA(standardize=standardize).fit(X)
+    np.testing.assert_array_equal(X, X_copy)
+    Z = pca.transform(X)
+    np.testing.assert_array_equal(X, X_copy)
+    Z_copy = Z.copy()
+    pca.inverse_transform(Z)
+    np.testing.assert_array_equal(Z, Z_copy)
+
+
+def test_accepts_lists_and_dataframes():
+    X = make_data(20, 3, seed=4)
+    expected = PCA().fit(X).transform(X)
+    np.testing.assert_allclose(PCA().fit(X.tolist()).transform(X.tolist()), expected, atol=1e-12)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    pca = PCA().fit(frame)
+    np.testing.assert_array_equal(pca.feature_names_in_, ["a", "b", "c"])
+    np.testing.assert_allclose(pca.transform(frame), expected, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# scikit-learn integration
+# ---------------------------------------------------------------------------
+
+
+def make_classification_data(seed=0):
+    rng = np.random.default_rng(seed)
+    n, d = 120, 8
+    y = rng.integers(0, 2, n)
+    X = rng.standard_normal((n, d))
+    X[:, 0] += 4.0 * y  # the class is visible along a high-variance direction
+    X[:, 0] *= 3.0
+    return X, y
+
+
+def test_pipeline_with_logistic_regression():
+    X, y = make_classification_data()
+    pipe = make_pipeline(PCA(n_components=2), LogisticRegression())
+    pipe.fit(X, y)
+    assert pipe.score(X, y) > 0.9
+    # the pipeline is exactly the composition of its steps
+    pca = PCA(n_components=2).fit(X)
+    clf = LogisticRegression().fit(pca.transform(X), y)
+    np.testing.assert_array_equal(pipe.predict(X), clf.predict(pca.transform(X)))
+    np.testing.assert_allclose(pipe.predict_proba(X), clf.predict_proba(pca.transform(X)), atol=1e-10)
+    # nested parameters reach pcalib's estimator
+    pipe.set_params(pca__n_components=3).fit(X, y)
+    assert pipe.named_steps["pca"].n_components_ == 3
+    assert pipe.named_steps["logisticregression"].coef_.shape == (1, 3)
+
+
+def test_get_params_set_params_clone():
+    pca = PCA(n_components=3, standardize=True, solver="covariance")
+    assert pca.get_params() == {"n_components": 3, "standardize": True, "solver": "covariance"}
+    assert pca.set_params(n_components=0.5, solver="svd") is pca
+    assert pca.get_params() == {"n_components": 0.5, "standardize": True, "solver": "svd"}
+
+    X = make_data(30, 5, seed=8)
+    pca.fit(X)
+    copy = clone(pca)
+    assert copy is not pca
+    assert copy.get_params() == pca.get_params()
+    assert not hasattr(copy, "components_")  # clone is unfitted
+    np.testing.assert_array_equal(copy.fit(X).components_, pca.components_)
+    with pytest.raises(ValueError, match="Invalid parameter"):
+        pca.set_params(n_compnents=2)
+
+
+def test_feature_names_out():
+    X = make_data(30, 5, seed=9)
+    pca = PCA(n_components=3).fit(X)
+    np.testing.assert_array_equal(pca.get_feature_names_out(), ["pca0", "pca1", "pca2"])
+    assert PCA().fit(X).get_feature_names_out().tolist() == [f"pca{i}" for i in range(5)]
+    # the names are also the columns of a pandas output
+    out = PCA(n_components=2).set_output(transform="pandas").fit(X).transform(X)
+    assert list(out.columns) == ["pca0", "pca1"]
+    pipe = Pipeline([("pca", PCA(n_components=2)), ("clf", LogisticRegression())])
+    pipe.fit(X, (X[:, 0] > X[:, 0].mean()).astype(int))
+    assert pipe[:-1].get_feature_names_out().tolist() == ["pca0", "pca1"]
+
+
+# ---------------------------------------------------------------------------
+# scikit-learn's estimator checks
+# ---------------------------------------------------------------------------
+
+
+def _without_array_api_check(marker):
+    """Drop ``check_array_api_input`` from a ``parametrize_with_checks`` marker.
+
+    scikit-learn skips that check unless the environment variable
+    SCIPY_ARRAY_API is set. pcalib computes with NumPy only and does not
+    dispatch on the array API, so the check is out of scope; filtering it out
+    by name keeps the suite free of skips.
+    """
+    argnames, argvalues = marker.mark.args
+    argvalues = list(argvalues)
+
+    def check_name(value):
+        # a plain (estimator, check) tuple, or a pytest.param wrapping one
+        check = (value if isinstance(value, tuple) else value.values)[1]
+        return getattr(check, "func", check).__name__
+
+    kept = [value for value in argvalues if check_name(value) != "check_array_api_input"]
+    assert len(kept) < len(argvalues), "check_array_api_input was not found"
+    return pytest.mark.parametrize(argnames, kept, **marker.mark.kwargs)
+
+
+@_without_array_api_check(
+    parametrize_with_checks(
+        [PCA(), PCA(standardize=True), PCA(solver="covariance"), PCA(n_components=0.9)]
+    )
+)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def test_failed_refit_leaves_the_fitted_estimator_unchanged():
+    """A refit that raises must not leave a half-updated model behind."""
+    rng = np.random.default_rng(11)
+    X_good = rng.normal(size=(30, 3))
+    model = PCA(n_components=2, standardize=True).fit(X_good)
+    before = {name: getattr(model, name).copy() for name in ("mean_", "scale_", "components_")}
+    X_bad = X_good.copy()
+    X_bad[:, 1] = 0.1  # a constant column cannot be standardised
+    with pytest.raises(ValueError, match=r"standardize=True cannot scale feature\(s\) \[1\]"):
+        model.fit(X_bad)
+    for name, value in before.items():
+        np.testing.assert_array_equal(getattr(model, name), value)
+    np.testing.assert_allclose(model.transform(X_good), PCA(2, standardize=True).fit_transform(X_good))

@@ -1,0 +1,222 @@
+"""Property-based tests of :class:`pcalib.PCA` (hypothesis).
+
+The data are small matrices (2..12 samples × 1..8 features) with bounded
+entries. Every expected value is computed here with NumPy (``np.var``,
+``np.cov``, ``np.linalg.eigvalsh``), independently of pcalib.
+
+Tolerances
+----------
+Two computations of the same variance differ through
+
+* the backward error of the SVD / symmetric eigensolver: a few ``eps`` times
+  the largest variance (at most the total variance ``T``), times a small
+  factor in the dimension — ``1e-9 · T`` leaves a margin of about 10⁵;
+* the rounding of the centring ``X - mean``: each centred entry is off by a
+  few ``eps · max|X|``, which moves a variance by up to about
+  ``16 eps · max|X|²`` (≈ 4e-15 · max|X|²) — ``1e-12 · max|X|²`` leaves a margin
+  of a few hundred. This term matters only when the spread of the data is
+  tiny compared with its magnitude (large mean, small variance).
+
+Eigenvectors are only determined up to an error of about
+``(variance error) / gap`` (Davis–Kahan), so components are compared only
+where the eigengap makes that bound small.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from pcalib import PCA
+
+SETTINGS = settings(deadline=None, max_examples=60, database=None)
+SOLVERS = ["svd", "covariance"]
+
+ELEMENTS = st.floats(
+    min_value=-1e3, max_value=1e3, allow_nan=False, allow_infinity=False, allow_subnormal=False
+)
+
+
+@st.composite
+def data_matrices(draw, min_samples=2, max_samples=12, min_features=1, max_features=8):
+    n = draw(st.integers(min_samples, max_samples))
+    d = draw(st.integers(min_features, max_features))
+    X = draw(arrays(np.float64, (n, d), elements=ELEMENTS))
+    assume_not_degenerate(X)
+    return X
+
+
+def assume_not_degenerate(X):
+    """Discard inputs PCA cannot or need not handle.
+
+    * all rows equal: zero variance, PCA raises (tested in test_validation);
+    * entries so tiny (below 1e-100 in magnitude at most) that the squares of
+      the centred data would leave the normal float range: underflow is not a
+      property of PCA;
+    * a total variance below 1e-12 · max|X|²: the spread is then comparable
+      with the rounding of the centring and every comparison below would be
+      within its tolerance anyway.
+    """
+    assume(not np.all(X == X[0]))
+    scale = np.abs(X).max()
+    assume(scale >= 1e-100)
+    assume(total_variance(X) >= 1e-12 * scale**2)
+
+
+def total_variance(X):
+    return float(np.var(X, axis=0, ddof=1).sum())
+
+
+def variance_atol(*matrices):
+    """Absolute tolerance for variances of the given data (see module docstring)."""
+    scale = max(np.abs(M).max() for M in matrices)
+    total = max(total_variance(M) for M in matrices)
+    return 1e-9 * total + 1e-12 * scale**2
+
+
+def reference_spectrum(X):
+    """All d eigenvalues of the sample covariance, decreasing (NumPy only)."""
+    C = np.atleast_2d(np.cov(X, rowvar=False))
+    return np.sort(np.linalg.eigvalsh(C))[::-1]
+
+
+def spectral_gaps(eigenvalues):
+    """Distance from each eigenvalue to the nearest other one."""
+    if eigenvalues.size == 1:
+        return np.array([np.inf])
+    diffs = np.abs(eigenvalues[:, None] - eigenvalues[None, :])
+    np.fill_diagonal(diffs, np.inf)
+    return diffs.min(axis=1)
+
+
+def assert_components_match_where_identified(A, B, eigenvalues, atol):
+    """Compare rows of A and B up to sign where the eigengap identifies them.
+
+    Component i is determined to about ``atol / gap_i``; rows with a bound
+    above 1e-3 (near-repeated eigenvalues, where any rotation is as good) are
+    not compared. Returns how many rows were compared.
+    """
+    gaps = spectral_gaps(eigenvalues)[: A.shape[0]]
+    compared = 0
+    for i, gap in enumerate(gaps):
+        if gap <= 1e5 * atol:  # the bound 100·atol/gap would exceed 1e-3
+            continue
+        bound = 100 * atol / gap
+        sign = np.sign(A[i] @ B[i])
+        assert sign != 0
+        np.testing.assert_allclose(sign * A[i], B[i], rtol=0, atol=bound + 1e-12)
+        compared += 1
+    return compared
+
+
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@SETTINGS
+@given(X=data_matrices(), data=st.data())
+def test_components_orthonormal_with_sign_convention(solver, X, data):
+    n, d = X.shape
+    k = data.draw(st.integers(1, min(n, d)), label="k")
+    pca = PCA(n_components=k, solver=solver).fit(X)
+    V = pca.components_
+    assert V.shape == (k, d)
+    np.testing.assert_allclose(V @ V.T, np.eye(k), rtol=0, atol=1e-10)
+    largest = np.argmax(np.abs(V), axis=1)
+    assert np.all(V[np.arange(k), largest] > 0)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@SETTINGS
+@given(X=data_matrices())
+def test_explained_variance_sorted_and_complete(solver, X):
+    pca = PCA(solver=solver).fit(X)  # k = min(n, d)
+    ev = pca.explained_variance_
+    assert ev.shape == (min(X.shape),)
+    assert np.all(ev >= 0)
+    assert np.all(np.diff(ev) <= 0)
+    # all components together carry the whole variance
+    total = total_variance(X)
+    assert abs(ev.sum() - total) <= variance_atol(X)
+    # ratios are relative to pcalib's own total: they add up to 1 to rounding
+    assert pca.explained_variance_ratio_.sum() == pytest.approx(1.0, abs=1e-9)
+    np.testing.assert_allclose(pca.explained_variance_ratio_ * total, ev, rtol=0, atol=variance_atol(X))
+    # and agree with NumPy's eigenvalues of the sample covariance
+    np.testing.assert_allclose(ev, reference_spectrum(X)[: ev.size], rtol=0, atol=variance_atol(X))
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@SETTINGS
+@given(X=data_matrices(), data=st.data())
+def test_reconstruction_error_is_sum_of_discarded_eigenvalues(solver, X, data):
+    n, d = X.shape
+    k = data.draw(st.integers(1, min(n, d)), label="k")
+    pca = PCA(n_components=k, solver=solver).fit(X)
+    V = pca.components_
+    Xc = X - X.mean(axis=0)
+    error = np.sum((Xc - Xc @ V.T @ V) ** 2) / (n - 1)
+    discarded = reference_spectrum(X)[k:].sum()
+    assert abs(error - discarded) <= variance_atol(X)
+    # inverse_transform(transform(X)) is that same rank-k reconstruction
+    X_hat = pca.inverse_transform(pca.transform(X))
+    error_pcalib = np.sum((X - X_hat) ** 2) / (n - 1)
+    assert abs(error_pcalib - discarded) <= variance_atol(X)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@SETTINGS
+@given(X=data_matrices(), data=st.data())
+def test_invariant_to_row_permutation(solver, X, data):
+    permutation = np.array(data.draw(st.permutations(range(X.shape[0])), label="permutation"))
+    a = PCA(solver=solver).fit(X)
+    b = PCA(solver=solver).fit(X[permutation])
+    atol = variance_atol(X)
+    np.testing.assert_allclose(b.explained_variance_, a.explained_variance_, rtol=0, atol=atol)
+    np.testing.assert_allclose(b.mean_, a.mean_, rtol=1e-12, atol=1e-14 * np.abs(X).max())
+    assert_components_match_where_identified(
+        b.components_, a.components_, reference_spectrum(X), atol
+    )
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@SETTINGS
+@given(X=data_matrices(), data=st.data())
+def test_invariant_to_translation(solver, X, data):
+    c = data.draw(arrays(np.float64, (X.shape[1],), elements=ELEMENTS), label="c")
+    X_shifted = X + c
+    # adding c can round a small spread away (e.g. 2e-16 + 2 == 2)
+    assume_not_degenerate(X_shifted)
+    a = PCA(solver=solver).fit(X)
+    b = PCA(solver=solver).fit(X_shifted)
+    # both contain the rounding of X + c, hence the tolerance on both scales
+    atol = variance_atol(X, X_shifted)
+    np.testing.assert_allclose(b.explained_variance_, a.explained_variance_, rtol=0, atol=atol)
+    scale = max(np.abs(X).max(), np.abs(X_shifted).max())
+    np.testing.assert_allclose(b.mean_, a.mean_ + c, rtol=0, atol=1e-13 * scale)
+    assert_components_match_where_identified(
+        b.components_, a.components_, reference_spectrum(X), atol
+    )
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@SETTINGS
+@given(X=data_matrices(), data=st.data())
+def test_scores_have_the_explained_variances(solver, X, data):
+    n, d = X.shape
+    k = data.draw(st.integers(1, min(n, d)), label="k")
+    pca = PCA(n_components=k, solver=solver).fit(X)
+    for Z in (pca.transform(X), PCA(n_components=k, solver=solver).fit_transform(X)):
+        assert Z.shape == (n, k)
+        # the scores are centred and uncorrelated, with variances explained_variance_
+        np.testing.assert_allclose(
+            np.var(Z, axis=0, ddof=1), pca.explained_variance_, rtol=0, atol=variance_atol(X)
+        )
+        np.testing.assert_allclose(
+            np.atleast_2d(np.cov(Z, rowvar=False)),
+            np.diag(pca.explained_variance_),
+            rtol=0,
+            atol=variance_atol(X),
+        )
+        # centring error of the scores: a few eps·max|X| per entry, times sqrt(d)
+        np.testing.assert_allclose(Z.mean(axis=0), 0.0, atol=1e-12 * np.abs(X).max())

@@ -1,0 +1,427 @@
+"""The catalogue of bad inputs, over every public entry point.
+
+Every case checks the exception type *and* that the message names the
+offending argument (``pytest.raises(..., match=...)``), so that a student who
+passes the wrong thing is told what to fix.
+"""
+
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+
+from pcalib import PCA, pca_als, pca_gradient_descent
+
+N_SAMPLES, N_FEATURES = 6, 3
+
+
+def good_X(n_samples=N_SAMPLES, n_features=N_FEATURES, seed=0):
+    return np.random.default_rng(seed).standard_normal((n_samples, n_features))
+
+
+def fitted_pca(**params):
+    return PCA(**params).fit(good_X(20, N_FEATURES, seed=1))
+
+
+# Every public function that takes data, called with default settings.
+ENTRY_POINTS = {
+    "PCA.fit": lambda X: PCA().fit(X),
+    "PCA.transform": lambda X: fitted_pca().transform(X),
+    "pca_als": lambda X: pca_als(X, 1, random_state=0),
+    "pca_gradient_descent": lambda X: pca_gradient_descent(X, 1, random_state=0),
+}
+FITTING = ["PCA.fit", "pca_als", "pca_gradient_descent"]
+
+
+def with_entry(i, j, value):
+    X = good_X()
+    X[i, j] = value
+    return X
+
+
+def object_array_with_dict():
+    X = good_X().astype(object)
+    X[1, 1] = {"a": 1}
+    return X
+
+
+def two_nans():
+    X = good_X()
+    X[4, 0] = np.nan
+    X[1, 2] = np.nan
+    return X
+
+
+def both_infinities():
+    X = good_X()
+    X[3, 0] = np.inf
+    X[1, 2] = -np.inf
+    return X
+
+
+# (id, factory of the bad X, exception type, regex the message must match)
+BAD_X = [
+    ("nan", lambda: with_entry(2, 1, np.nan), ValueError,
+     r"X contains NaN: 1 entries, the first at index \(2, 1\)"),
+    ("two-nans", two_nans, ValueError, r"X contains NaN: 2 entries, the first at index \(1, 2\)"),
+    ("+inf", lambda: with_entry(0, 2, np.inf), ValueError,
+     r"X contains infinite values \(inf\): 1 entries, the first at index \(0, 2\)"),
+    ("-inf", lambda: with_entry(3, 0, -np.inf), ValueError,
+     r"X contains infinite values \(inf\): 1 entries, the first at index \(3, 0\)"),
+    ("+inf-and--inf", both_infinities, ValueError,
+     r"X contains infinite values \(inf\): 2 entries, the first at index \(1, 2\)"),
+    ("strings", lambda: np.array([["a", "b", "c"]] * N_SAMPLES), TypeError,
+     r"X must contain only numbers"),
+    ("list-with-a-string", lambda: [[1.0, "x", 3.0]] * N_SAMPLES, TypeError,
+     r"X must contain only numbers"),
+    ("dataframe-with-text-column",
+     lambda: pd.DataFrame({"a": [1.0] * N_SAMPLES, "b": ["x"] * N_SAMPLES, "c": [2.0] * N_SAMPLES}),
+     TypeError, r"X must contain only numbers"),
+    ("dict-in-object-array", object_array_with_dict, TypeError, r"X must contain only numbers"),
+    ("None", lambda: None, TypeError, r"X must be a 2-D array-like of numbers, got None"),
+    ("complex", lambda: good_X() + 1j, ValueError, r"X has complex values"),
+    ("1-D", lambda: np.arange(3.0), ValueError, r"X must be a 2-D array .* got a 1-D array"),
+    ("3-D", lambda: np.ones((2, N_SAMPLES, N_FEATURES)), ValueError,
+     r"X must be a 2-D array .* got a 3-D array"),
+    ("0-D", lambda: np.float64(3.0), ValueError, r"X must be a 2-D array .* got a 0-D array"),
+    ("0-rows", lambda: np.empty((0, N_FEATURES)), ValueError, r"X has 0 sample\(s\)"),
+    ("0-columns", lambda: np.empty((N_SAMPLES, 0)), ValueError, r"X has 0 feature\(s\)"),
+    ("sparse-csr-matrix", lambda: scipy.sparse.csr_matrix(good_X()), TypeError,
+     r"X is a sparse matrix.*X\.toarray\(\)"),
+    ("sparse-coo-array", lambda: scipy.sparse.coo_array(good_X()), TypeError,
+     r"X is a sparse matrix"),
+]
+
+
+@pytest.mark.parametrize("entry", ENTRY_POINTS)
+@pytest.mark.parametrize(
+    "make_X, error, message",
+    [case[1:] for case in BAD_X],
+    ids=[case[0] for case in BAD_X],
+)
+def test_bad_X(entry, make_X, error, message):
+    with pytest.raises(error, match=message):
+        ENTRY_POINTS[entry](make_X())
+
+
+@pytest.mark.parametrize("entry", FITTING)
+def test_single_sample_cannot_be_fitted(entry):
+    with pytest.raises(ValueError, match=r"X has 1 sample\(s\) .* minimum of 2 is required"):
+        ENTRY_POINTS[entry](good_X(1, N_FEATURES))
+
+
+def test_single_sample_can_be_transformed():
+    pca = fitted_pca()
+    X = good_X(1, N_FEATURES, seed=5)
+    np.testing.assert_allclose(pca.transform(X), (X - pca.mean_) @ pca.components_.T, atol=1e-14)
+
+
+def outputs(result):
+    """Every array an entry point returns or stores."""
+    if isinstance(result, PCA):
+        return [
+            result.components_, result.explained_variance_, result.explained_variance_ratio_,
+            result.singular_values_, result.mean_,
+        ]
+    if isinstance(result, np.ndarray):
+        return [result]
+    return [result.Z, result.W, result.objective]
+
+
+@pytest.mark.parametrize("entry", ENTRY_POINTS)
+@pytest.mark.parametrize("magnitude", [1e154, 1e200, 1e300, 1e307, 1e-170, 1e-300])
+def test_extreme_but_finite_values_never_give_nan_silently(entry, magnitude):
+    """Finite input gives finite output, or an error that names X.
+
+    Squaring 1e154 overflows float64 and squaring 1e-170 underflows to 0: the
+    variances of such data cannot be computed naively. RuntimeWarnings are
+    turned into errors here, so an overflow that only warns fails the test.
+    """
+    X = good_X() * magnitude
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        try:
+            result = ENTRY_POINTS[entry](X)
+        except ValueError as exc:
+            assert re.search(r"\bX\b", str(exc)), str(exc)
+            return
+    for array in outputs(result):
+        assert np.all(np.isfinite(array))
+
+
+# ---------------------------------------------------------------------------
+# n_components
+# ---------------------------------------------------------------------------
+
+K_MAX = min(N_SAMPLES, N_FEATURES)
+OUT_OF_RANGE = [0, -1, K_MAX + 1, np.int64(0)]
+RANGE_MESSAGE = rf"n_components must be between 1 and min\(n_samples, n_features\) = {K_MAX}"
+
+
+# Every entry point that takes n_components, called as fit(X, k).
+FIT_WITH_K = [
+    lambda X, k: PCA(n_components=k).fit(X),
+    lambda X, k: pca_als(X, k),
+    lambda X, k: pca_gradient_descent(X, k),
+]
+
+
+@pytest.mark.parametrize("n_components", OUT_OF_RANGE, ids=repr)
+@pytest.mark.parametrize(
+    "fit",
+    FIT_WITH_K,
+    ids=FITTING,
+)
+def test_n_components_out_of_range(fit, n_components):
+    with pytest.raises(ValueError, match=rf"{RANGE_MESSAGE}; got {n_components}\."):
+        fit(good_X(), n_components)
+
+
+@pytest.mark.parametrize(
+    "fit",
+    FIT_WITH_K,
+    ids=FITTING,
+)
+@pytest.mark.parametrize(
+    "n_components, message",
+    [
+        (True, r"n_components must be an int or None, got the bool True"),
+        (False, r"n_components must be an int or None, got the bool False"),
+        (np.bool_(True), r"n_components must be an int or None, got the bool True"),
+        ("2", r"n_components must be .*got '2' of type str"),
+        ([2], r"n_components must be .*got \[2\] of type list"),
+    ],
+    ids=["True", "False", "np.True_", "str", "list"],
+)
+def test_n_components_wrong_type(fit, n_components, message):
+    with pytest.raises(TypeError, match=message):
+        fit(good_X(), n_components)
+
+
+@pytest.mark.parametrize("n_components", [1.0, 1.5, 0.0, -0.5, float("nan"), float("inf"), 2.0])
+def test_pca_fraction_must_be_strictly_between_0_and_1(n_components):
+    with pytest.raises(ValueError, match=r"n_components given as a float .* strictly between 0 and 1"):
+        PCA(n_components=n_components).fit(good_X())
+
+
+@pytest.mark.parametrize("n_components", [0.5, 1.0, 2.0, np.float64(2.0)])
+@pytest.mark.parametrize("function", [pca_als, pca_gradient_descent])
+def test_factorizations_accept_only_int_n_components(function, n_components):
+    with pytest.raises(TypeError, match=r"n_components must be an int; got .* of type"):
+        function(good_X(), n_components)
+
+
+# With k = n_features the factorisation is exact and the objective falls to
+# rounding level, where its relative decrease is noise: the relative stopping
+# rule may not fire, which is not what this test is about.
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("function", [pca_als, pca_gradient_descent])
+def test_factorizations_default_to_all_components_for_none(function):
+    result = function(good_X(), None, random_state=0, max_iter=50)
+    assert result.W.shape == (K_MAX, N_FEATURES)
+    assert result.Z.shape == (N_SAMPLES, K_MAX)
+
+
+# ---------------------------------------------------------------------------
+# Options and iteration parameters
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("solver", ["qr", "SVD", "", None, 1])
+def test_unknown_solver(solver):
+    with pytest.raises(ValueError, match=rf"solver must be one of 'svd', 'covariance'; got {re.escape(repr(solver))}"):
+        PCA(solver=solver).fit(good_X())
+
+
+@pytest.mark.parametrize("standardize", ["yes", 1, 0, None, 1.0])
+def test_standardize_must_be_bool(standardize):
+    with pytest.raises(TypeError, match=r"standardize must be True or False"):
+        PCA(standardize=standardize).fit(good_X())
+
+
+def test_standardize_accepts_numpy_bool():
+    assert PCA(standardize=np.bool_(True)).fit(good_X()).scale_ is not None
+
+
+@pytest.mark.parametrize(
+    "learning_rate, error, message",
+    [
+        ("fast", ValueError, r"learning_rate must be one of 'auto'; got 'fast'"),
+        ("AUTO", ValueError, r"learning_rate must be one of 'auto'; got 'AUTO'"),
+        (0, ValueError, r"learning_rate must be a finite number > 0, got 0"),
+        (-0.1, ValueError, r"learning_rate must be a finite number > 0, got -0.1"),
+        (float("inf"), ValueError, r"learning_rate must be a finite number > 0"),
+        (float("nan"), ValueError, r"learning_rate must be a finite number > 0"),
+        (None, TypeError, r"learning_rate must be a positive number, got None"),
+        (True, TypeError, r"learning_rate must be a positive number, got True"),
+        ([0.1], TypeError, r"learning_rate must be a positive number"),
+    ],
+)
+def test_bad_learning_rate(learning_rate, error, message):
+    with pytest.raises(error, match=message):
+        pca_gradient_descent(good_X(), 1, learning_rate=learning_rate)
+
+
+ITERATION_CASES = [
+    ("max_iter", 0, ValueError, r"max_iter must be at least 1, got 0"),
+    ("max_iter", -5, ValueError, r"max_iter must be at least 1, got -5"),
+    ("max_iter", 1.5, TypeError, r"max_iter must be an int, got 1.5"),
+    ("max_iter", 10.0, TypeError, r"max_iter must be an int, got 10.0"),
+    ("max_iter", "10", TypeError, r"max_iter must be an int, got '10'"),
+    ("max_iter", None, TypeError, r"max_iter must be an int, got None"),
+    ("max_iter", True, TypeError, r"max_iter must be an int, got True"),
+    ("tol", 0, ValueError, r"tol must be a finite number > 0, got 0"),
+    ("tol", -1e-3, ValueError, r"tol must be a finite number > 0, got -0.001"),
+    ("tol", float("nan"), ValueError, r"tol must be a finite number > 0, got nan"),
+    ("tol", float("inf"), ValueError, r"tol must be a finite number > 0, got inf"),
+    ("tol", "small", TypeError, r"tol must be a positive number, got 'small'"),
+    ("tol", None, TypeError, r"tol must be a positive number, got None"),
+    ("tol", True, TypeError, r"tol must be a positive number, got True"),
+    ("random_state", -1, ValueError, r"random_state must be >= 0, got -1"),
+    ("random_state", 1.5, TypeError, r"random_state must be None, a non-negative int"),
+    ("random_state", "seed", TypeError, r"random_state must be None, a non-negative int"),
+    ("random_state", True, TypeError, r"random_state must be None, a non-negative int"),
+    ("random_state", np.random.RandomState(0), TypeError,
+     r"random_state must be None, a non-negative int or a numpy.random.Generator"),
+]
+
+
+@pytest.mark.parametrize("function", [pca_als, pca_gradient_descent])
+@pytest.mark.parametrize(
+    "name, value, error, message",
+    ITERATION_CASES,
+    ids=[f"{c[0]}={c[1]!r}" for c in ITERATION_CASES],
+)
+def test_bad_iteration_parameters(function, name, value, error, message):
+    with pytest.raises(error, match=message):
+        function(good_X(), 1, **{name: value})
+
+
+@pytest.mark.parametrize("function", [pca_als, pca_gradient_descent])
+def test_random_state_accepts_generator_and_numpy_int(function):
+    with pytest.warns(ConvergenceWarning):  # 5 sweeps cannot reach tol=1e-300
+        a = function(good_X(), 1, random_state=np.random.default_rng(3), max_iter=5, tol=1e-300)
+    with pytest.warns(ConvergenceWarning):
+        b = function(good_X(), 1, random_state=np.int64(3), max_iter=5, tol=1e-300)
+    # the same seed through two routes gives the same start
+    np.testing.assert_array_equal(a.objective, b.objective)
+
+
+# ---------------------------------------------------------------------------
+# Fitted-state errors
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n_new_features", [N_FEATURES - 1, N_FEATURES + 1])
+def test_transform_wrong_number_of_features(n_new_features):
+    pca = fitted_pca()
+    with pytest.raises(
+        ValueError,
+        match=rf"X has {n_new_features} features, but PCA is expecting {N_FEATURES} features",
+    ):
+        pca.transform(good_X(4, n_new_features))
+
+
+@pytest.mark.parametrize("n_columns", [1, 3])
+def test_inverse_transform_wrong_number_of_columns(n_columns):
+    pca = fitted_pca(n_components=2)
+    with pytest.raises(ValueError, match=rf"Z has {n_columns} columns but this PCA has 2 components"):
+        pca.inverse_transform(np.ones((4, n_columns)))
+
+
+@pytest.mark.parametrize(
+    "Z, error, message",
+    [
+        (np.array([[1.0, np.nan]]), ValueError, r"Z contains NaN: 1 entries, the first at index \(0, 1\)"),
+        (np.array([[1.0, np.inf]]), ValueError, r"Z contains infinite values"),
+        (np.array([1.0, 2.0]), ValueError, r"Z must be a 2-D array"),
+        (None, TypeError, r"Z must be a 2-D array-like of numbers, got None"),
+        ([["a", "b"]], TypeError, r"Z must contain only numbers"),
+    ],
+    ids=["nan", "inf", "1-D", "None", "strings"],
+)
+def test_inverse_transform_bad_Z(Z, error, message):
+    with pytest.raises(error, match=message):
+        fitted_pca(n_components=2).inverse_transform(Z)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda pca: pca.transform(good_X()),
+        lambda pca: pca.inverse_transform(np.ones((2, 2))),
+        lambda pca: pca.get_feature_names_out(),
+    ],
+    ids=["transform", "inverse_transform", "get_feature_names_out"],
+)
+def test_use_before_fit_raises_not_fitted(call):
+    with pytest.raises(NotFittedError, match=r"This PCA instance is not fitted yet"):
+        call(PCA())
+
+
+# ---------------------------------------------------------------------------
+# Constant data
+# ---------------------------------------------------------------------------
+
+# Constants whose mean is exact in floating point (0, 5) and constants whose
+# mean over n rows is not (0.1, 1/3, pi for most n): in the second group the
+# centred column is rounding noise of size 1e-17, not zeros.
+CONSTANTS = [0.0, 5.0, -2.0, 0.1, 1 / 3, np.pi, 0.7]
+N_ROWS = [3, 7, 10, 11, 50]
+
+
+@pytest.mark.parametrize("n", N_ROWS)
+@pytest.mark.parametrize("constant", CONSTANTS, ids=lambda c: f"{c:.4g}")
+@pytest.mark.parametrize("solver", ["svd", "covariance"])
+def test_standardize_with_a_constant_column(constant, n, solver):
+    X = good_X(n, 4, seed=n)
+    X[:, 1] = constant
+    with pytest.raises(
+        ValueError, match=r"standardize=True cannot scale feature\(s\) \[1\] of X: they are constant"
+    ):
+        PCA(standardize=True, solver=solver).fit(X)
+    X[:, 3] = constant
+    with pytest.raises(ValueError, match=r"standardize=True cannot scale feature\(s\) \[1, 3\] of X"):
+        PCA(standardize=True, solver=solver).fit(X)
+    # without standardisation a constant column is fine: it gets no weight
+    pca = PCA(solver=solver).fit(X)
+    np.testing.assert_allclose(pca.components_[: min(n - 1, 2), [1, 3]], 0.0, atol=1e-12)
+
+
+@pytest.mark.parametrize("n", N_ROWS)
+@pytest.mark.parametrize("constant", CONSTANTS, ids=lambda c: f"{c:.4g}")
+@pytest.mark.parametrize("solver", ["svd", "covariance"])
+def test_all_constant_X(constant, n, solver):
+    X = np.full((n, 3), constant)
+    with pytest.raises(ValueError, match=r"X has zero variance in every feature"):
+        PCA(solver=solver).fit(X)
+    # with standardize=True too: all samples equal is reported before the
+    # constant columns, since no scaling could give PCA a direction
+    with pytest.raises(ValueError, match=r"X has zero variance in every feature"):
+        PCA(standardize=True, solver=solver).fit(X)
+    # constant columns that differ from one another are still all-constant
+    X_cols = np.full((n, 3), constant) * np.array([1.0, 3.0, -0.5])
+    with pytest.raises(ValueError, match=r"X has zero variance in every feature"):
+        PCA(solver=solver).fit(X_cols)
+
+
+@pytest.mark.parametrize("function", [pca_als, pca_gradient_descent])
+@pytest.mark.parametrize("constant", [0.0, 0.1, 5.0])
+def test_factorizations_of_constant_X_are_exact(function, constant):
+    """A constant matrix has rank <= 1, so a rank-1 factorisation is exact.
+
+    In particular the all-zero matrix (a constant X once centred) must give
+    Z W = 0 and objective 0, not an error or NaN.
+    """
+    X = np.full((N_SAMPLES, N_FEATURES), constant)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        result = function(X, 1, random_state=0)
+    for array in outputs(result):
+        assert np.all(np.isfinite(array))
+    assert result.objective[-1] <= 1e-20 * max(1.0, np.sum(X**2))
+    np.testing.assert_allclose(result.Z @ result.W, X, rtol=0, atol=1e-10 * max(1.0, constant))
