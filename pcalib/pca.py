@@ -17,37 +17,23 @@ import scipy.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import validate_data
 
+from ._signs import flip_signs
 from ._validation import (
     as_float_matrix,
     check_bool,
     check_fitted,
     check_option,
+    check_positive_float,
+    check_positive_int,
     resolve_n_components,
 )
+from .high_dim import principal_axes_gram, randomized_svd, subspace_iteration
 
-SOLVERS = ("svd", "covariance")
-
-
-def flip_signs(components):
-    """Apply pcalib's sign convention to the rows of ``components``.
-
-    Parameters
-    ----------
-    components : ndarray of shape (k, n_features)
-        Principal axes as rows.
-
-    Returns
-    -------
-    components : ndarray of shape (k, n_features)
-        The same axes, each multiplied by +1 or -1 so that its entry of largest
-        absolute value is positive.
-    signs : ndarray of shape (k,)
-        The factors applied, to flip the matching scores the same way.
-    """
-    largest = np.argmax(np.abs(components), axis=1)
-    signs = np.sign(components[np.arange(components.shape[0]), largest])
-    signs[signs == 0] = 1.0
-    return components * signs[:, np.newaxis], signs
+# Solvers that return every one of the min(n, d) axes, and those that
+# compute only the top k (chapter 2).
+FULL_SOLVERS = ("svd", "covariance", "gram")
+PARTIAL_SOLVERS = ("subspace", "randomized")
+SOLVERS = ("auto",) + FULL_SOLVERS + PARTIAL_SOLVERS
 
 
 def principal_axes_svd(X_centered):
@@ -126,6 +112,9 @@ def center_and_scale(X, *, standardize):
     mean : ndarray of shape (n_features,)
     scale : ndarray of shape (n_features,) or None
         The standard deviations, or None when ``standardize`` is False.
+    total_variance : float
+        Trace of the covariance of ``X_centered``: the sum of the column
+        variances, or ``n_features`` after standardising.
 
     Raises
     ------
@@ -143,7 +132,7 @@ def center_and_scale(X, *, standardize):
             "the principal directions are undefined."
         )
     if not standardize:
-        return X_centered, mean, None
+        return X_centered, mean, None, variance.sum()
     if constant.size:
         raise ValueError(
             f"standardize=True cannot scale feature(s) {constant.tolist()} of X: "
@@ -151,7 +140,7 @@ def center_and_scale(X, *, standardize):
         )
     scale = np.sqrt(variance)
     X_centered /= scale
-    return X_centered, mean, scale
+    return X_centered, mean, scale, float(X.shape[1])
 
 
 def _constant_columns(X, mean, variance):
@@ -166,6 +155,16 @@ def _constant_columns(X, mean, variance):
     candidates = np.flatnonzero(variance <= noise_level)
     columns = X[:, candidates]
     return candidates[columns.min(axis=0, initial=np.inf) == columns.max(axis=0, initial=-np.inf)]
+
+
+def choose_solver(n_samples, n_features):
+    """The solver ``"auto"`` stands for: the Gram trick when ``d ≥ 2n``, else the SVD.
+
+    For wide data the ``n × n`` Gram matrix costs ``O(n² d)`` to form and
+    ``O(n³)`` to diagonalise, far less than any ``d × d`` computation
+    (chapter 2); for tall data the QR-reduced SVD is accurate and fast.
+    """
+    return "gram" if n_features >= 2 * n_samples else "svd"
 
 
 def n_components_for_variance(explained_variance_ratio, fraction):
@@ -204,11 +203,31 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Divide each centred feature by its standard deviation (with the same
         ``n - 1`` denominator as the covariance), so that PCA diagonalises the
         correlation matrix. Use it when features are on different scales.
-    solver : {"svd", "covariance"}, default="svd"
-        ``"svd"``: thin SVD of the centred data (accurate, the default).
+    solver : {"auto", "svd", "covariance", "gram", "subspace", "randomized"}, default="auto"
+        ``"svd"``: thin SVD of the centred data (chapter 1; accurate).
         ``"covariance"``: eigendecomposition of the ``d × d`` covariance
         matrix (fast when ``n_samples ≫ n_features``, but squaring the data
         loses relative accuracy on small eigenvalues).
+        ``"gram"``: eigendecomposition of the ``n × n`` Gram matrix, mapped
+        back to axes (chapter 2; for ``n_features ≫ n_samples``).
+        ``"subspace"``: subspace (block power) iteration for the top ``k``.
+        ``"randomized"``: randomized range finder for the top ``k``.
+        ``"auto"``: ``"gram"`` when ``n_features ≥ 2 n_samples``, else
+        ``"svd"`` (see :func:`choose_solver`); the iterative solvers are
+        used only when asked for. All solvers return the same components up
+        to their accuracy, with the same sign convention.
+    max_iter : int, default=1000
+        Maximum number of power steps of ``solver="subspace"``.
+    tol : float, default=1e-10
+        Convergence tolerance of ``solver="subspace"`` (sine of the largest
+        angle between two successive subspaces).
+    n_oversamples : int, default=10
+        Extra random directions of ``solver="randomized"``.
+    n_power_iterations : int or "auto", default="auto"
+        Power iterations of ``solver="randomized"`` (see
+        :func:`pcalib.high_dim.randomized_svd`).
+    random_state : None, int or numpy.random.Generator, default=None
+        Seed of the random start of the iterative solvers.
 
     Attributes
     ----------
@@ -227,6 +246,11 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Per-feature training standard deviation when ``standardize=True``.
     n_components_ : int
         Number of components kept.
+    solver_ : str
+        The solver used (what ``"auto"`` chose).
+    n_iter_ : int
+        Power steps of the iterative solvers; 1 for the direct ones (a single
+        decomposition).
     n_samples_ : int
         Number of training samples.
     n_features_in_ : int
@@ -246,10 +270,26 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     array([0.8])
     """
 
-    def __init__(self, n_components=None, *, standardize=False, solver="svd"):
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        standardize=False,
+        solver="auto",
+        max_iter=1000,
+        tol=1e-10,
+        n_oversamples=10,
+        n_power_iterations="auto",
+        random_state=None,
+    ):
         self.n_components = n_components
         self.standardize = standardize
         self.solver = solver
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_oversamples = n_oversamples
+        self.n_power_iterations = n_power_iterations
+        self.random_state = random_state
 
     def fit(self, X, y=None):
         """Fit the principal axes on ``X`` of shape (n_samples, n_features).
@@ -258,31 +298,39 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         are set only once everything has succeeded, so a failed refit leaves a
         previously fitted estimator as it was.
         """
-        check_bool(self.standardize, name="standardize")
-        solver = check_option(self.solver, name="solver", allowed=SOLVERS)
+        self._check_parameters()
         X_checked = as_float_matrix(X, name="X", min_samples=2)
         n_samples, n_features = X_checked.shape
         n_components = resolve_n_components(
             self.n_components, n_samples, n_features, allow_fraction=True
         )
-        X_centered, mean, scale = center_and_scale(X_checked, standardize=self.standardize)
-        if solver == "svd":
-            components, singular_values = principal_axes_svd(X_centered)
-        else:
-            components, singular_values = principal_axes_covariance(X_centered)
-        explained_variance = singular_values**2 / (n_samples - 1)
-        total_variance = explained_variance.sum()  # all min(n, d) components: trace of C
+        solver = self.solver
+        if solver == "auto":
+            solver = choose_solver(n_samples, n_features)
+        if isinstance(n_components, float) and solver in PARTIAL_SOLVERS:
+            raise ValueError(
+                f"n_components={n_components} is a fraction of variance, which needs "
+                f"the whole spectrum, but solver={solver!r} computes only the top "
+                "components: pass an int, or use solver='svd' or 'gram'."
+            )
+        X_centered, mean, scale, total_variance = center_and_scale(
+            X_checked, standardize=self.standardize
+        )
         if total_variance == 0.0:  # the samples differ, but their squares underflow
             raise ValueError(
                 "X varies by amounts too small for float64 arithmetic (the squared "
                 "deviations from the mean underflow to 0); rescale X."
             )
+        n_wanted = min(n_samples, n_features) if isinstance(n_components, float) else n_components
+        components, singular_values, n_iter = self._solve(solver, X_centered, n_wanted)
+        explained_variance = singular_values**2 / (n_samples - 1)
         ratio = explained_variance / total_variance
         if isinstance(n_components, float):
             n_components = n_components_for_variance(ratio, n_components)
 
         validate_data(self, X, reset=True, skip_check_array=True)
         self.mean_, self.scale_ = mean, scale
+        self.solver_, self.n_iter_ = solver, n_iter
         self.n_samples_ = n_samples
         self.n_components_ = n_components
         self.components_ = components[:n_components]
@@ -290,6 +338,48 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.explained_variance_ = explained_variance[:n_components]
         self.explained_variance_ratio_ = ratio[:n_components]
         return self
+
+    def _check_parameters(self):
+        """Validate the constructor arguments (scikit-learn defers this to fit)."""
+        check_bool(self.standardize, name="standardize")
+        check_option(self.solver, name="solver", allowed=SOLVERS)
+        check_positive_int(self.max_iter, name="max_iter")
+        check_positive_float(self.tol, name="tol")
+        if self.n_oversamples != 0:
+            check_positive_int(self.n_oversamples, name="n_oversamples")
+        if isinstance(self.n_power_iterations, str):
+            check_option(self.n_power_iterations, name="n_power_iterations", allowed=("auto",))
+        elif self.n_power_iterations != 0:
+            check_positive_int(self.n_power_iterations, name="n_power_iterations")
+
+    def _solve(self, solver, X_centered, n_components):
+        """Run ``solver``; return components, singular values and iterations.
+
+        The full solvers return all ``min(n, d)`` axes (``"gram"`` only the
+        ``n_components`` asked for), the iterative ones the top
+        ``n_components``.
+        """
+        if solver == "svd":
+            return (*principal_axes_svd(X_centered), 1)
+        if solver == "covariance":
+            return (*principal_axes_covariance(X_centered), 1)
+        if solver == "gram":
+            return (*principal_axes_gram(X_centered, n_components), 1)
+        if solver == "subspace":
+            return subspace_iteration(
+                X_centered,
+                n_components,
+                max_iter=self.max_iter,
+                tol=self.tol,
+                random_state=self.random_state,
+            )
+        return randomized_svd(
+            X_centered,
+            n_components,
+            n_oversamples=self.n_oversamples,
+            n_power_iterations=self.n_power_iterations,
+            random_state=self.random_state,
+        )
 
     def _center_and_scale(self, X):
         """Centre (and scale) new data with the *training* statistics."""

@@ -233,7 +233,10 @@ def test_factorizations_default_to_all_components_for_none(function):
 
 @pytest.mark.parametrize("solver", ["qr", "SVD", "", None, 1])
 def test_unknown_solver(solver):
-    with pytest.raises(ValueError, match=rf"solver must be one of 'svd', 'covariance'; got {re.escape(repr(solver))}"):
+    with pytest.raises(ValueError, match=(
+            r"solver must be one of 'auto', 'svd', 'covariance', 'gram', 'subspace', "
+            rf"'randomized'; got {re.escape(repr(solver))}"
+        )):
         PCA(solver=solver).fit(good_X())
 
 
