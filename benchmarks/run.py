@@ -69,6 +69,10 @@ class Case:
     target : float or None
         Ratio (pcalib / reference) that pcalib aims to stay under, printed for
         information only; ``None`` for rows that are only there to inform.
+    repeat : int or None
+        Cap on the number of timed pairs for this case, for references too slow
+        to call ``--repeat`` times; ``None`` uses ``--repeat``. The case is
+        timed ``min(repeat, --repeat)`` times.
     """
 
     name: str
@@ -77,6 +81,11 @@ class Case:
     reference: Callable[[], Any]
     accuracy: Callable[[Any, Any], str]
     target: float | None = None
+    repeat: int | None = None
+
+    def repeats(self, default):
+        """Timed pairs for this case when the command line asks for ``default``."""
+        return default if self.repeat is None else min(self.repeat, default)
 
 
 def decaying_gaussian(n_samples, n_features, *, seed=0):
@@ -191,10 +200,114 @@ def pca_fit_wide(quick):
     ]
 
 
+def decaying_gaussian_wide(n_samples, n_features, *, seed=0):
+    """Like :func:`decaying_gaussian`, for ``n_features`` too large for a d × d rotation.
+
+    The standard deviation along the ``j``-th of ``r = min(n, d)`` random
+    orthonormal axes is ``0.95**j`` (n samples span at most ``r`` directions
+    anyway); the axes come from the QR of a d × r Gaussian matrix, so no d × d
+    matrix is ever formed. Random offset per feature, C-contiguous float64.
+    """
+    rng = np.random.default_rng(seed)
+    n_axes = min(n_samples, n_features)
+    scales = 0.95 ** np.arange(n_axes)
+    axes, _ = scipy.linalg.qr(rng.standard_normal((n_features, n_axes)), mode="economic")
+    offset = 5.0 * rng.standard_normal(n_features)
+    X = (rng.standard_normal((n_samples, n_axes)) * scales) @ axes.T + offset
+    return np.ascontiguousarray(X, dtype=np.float64)
+
+
+def single_threaded_numpy_blas(func):
+    """``func`` run with NumPy's OpenBLAS limited to one thread (SciPy's untouched).
+
+    Works around a crash: ``Xcᵀ @ Xc`` (NumPy's ``dsyrk`` path) with a
+    20 000 × 20 000 result segfaults in the 2-thread OpenBLAS 0.3.31 bundled
+    with NumPy 2.4 (seen on a 2-core AMD EPYC VM; 18 000 × 18 000 works).
+    """
+    numpy_blas = threadpoolctl.ThreadpoolController().select(
+        filepath=[
+            info["filepath"]
+            for info in threadpoolctl.threadpool_info()
+            if "numpy" in os.path.basename(os.path.dirname(info["filepath"]))
+        ]
+    )
+
+    def run():
+        with numpy_blas.limit(limits=1):
+            return func()
+
+    return run
+
+
+def pca_fit_gram(quick):
+    """Chapter 2: the Gram-matrix solver on wide data, against the covariance and sklearn."""
+    n, d, k = (200, 2_000, 10) if quick else (500, 20_000, 10)
+    X = decaying_gaussian_wide(n, d, seed=3)
+    name = f'PCA(solver="gram").fit {n}x{d}, k={k}'
+
+    def fit_gram():
+        return pcalib.PCA(n_components=k, solver="gram").fit(X)
+
+    return [
+        Case(
+            name=name,
+            reference_name='PCA(solver="covariance").fit, d x d eigh',
+            pcalib=fit_gram,
+            reference=single_threaded_numpy_blas(
+                lambda: pcalib.PCA(n_components=k, solver="covariance").fit(X)
+            ),
+            accuracy=estimators_agree,
+            target=0.2,
+            repeat=1,
+        ),
+        Case(
+            name=name,
+            reference_name='sklearn PCA(svd_solver="full").fit',
+            pcalib=fit_gram,
+            reference=lambda: sklearn.decomposition.PCA(n_components=k, svd_solver="full").fit(X),
+            accuracy=estimators_agree,
+            target=1.0,
+        ),
+    ]
+
+
+def pca_fit_randomized(quick):
+    """Chapter 2: randomized PCA on tall data, against sklearn's with equal settings."""
+    n, d, k = (4_000, 300, 10) if quick else (20_000, 1_000, 10)
+    X = decaying_gaussian(n, d, seed=2)
+    settings = dict(n_components=k, n_oversamples=10, random_state=0)
+
+    def accuracy(pca, skl):
+        # The exact top-k axes, from a full SVD of the centred data: computed
+        # here, once, before any timed call.
+        _, s, Vt = scipy.linalg.svd(X - X.mean(axis=0), full_matrices=False, check_finite=False)
+        exact_axes, exact_variance = Vt[:k], s[:k] ** 2 / (n - 1)
+        angles = [largest_principal_angle(e.components_, exact_axes) for e in (pca, skl)]
+        rels = [max_relative_difference(e.explained_variance_, exact_variance) for e in (pca, skl)]
+        return (
+            f"angle to exact: pcalib {angles[0]:.1e}, sklearn {angles[1]:.1e} rad; "
+            f"var rel: pcalib {rels[0]:.1e}, sklearn {rels[1]:.1e}"
+        )
+
+    return [
+        Case(
+            name=f'PCA(solver="randomized").fit {n}x{d}, k={k}',
+            reference_name='sklearn PCA(svd_solver="randomized").fit',
+            # n_power_iterations / iterated_power "auto" both give 7 here.
+            pcalib=lambda: pcalib.PCA(solver="randomized", **settings).fit(X),
+            reference=lambda: sklearn.decomposition.PCA(svd_solver="randomized", **settings).fit(X),
+            accuracy=accuracy,
+            target=1.0,
+        ),
+    ]
+
+
 # Later chapters: append a factory ``f(quick: bool) -> list[Case]`` here.
 CASE_FACTORIES = [
     pca_fit_tall,
     pca_fit_wide,
+    pca_fit_gram,
+    pca_fit_randomized,
 ]
 
 
@@ -310,6 +423,7 @@ def print_table(timings):
         "pcalib ms",
         "ref ms",
         "ratio",
+        "pairs",
         "pair ratios med [q1-q3]",
         "target",
         "accuracy (pcalib vs ref)",
@@ -324,13 +438,14 @@ def print_table(timings):
                 f"{1e3 * t.median_a:.1f}",
                 f"{1e3 * t.median_b:.1f}",
                 f"{t.ratio:.3f}",
+                f"{len(t.times_a)}",
                 f"{q2:.3f} [{q1:.2f}-{q3:.2f}]",
                 "-" if t.case.target is None else f"<= {t.case.target:.2f}",
                 t.accuracy,
             ]
         )
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    right = {2, 3, 4, 5}
+    right = {2, 3, 4, 5, 6}
 
     def fmt(cells):
         return "  ".join(
@@ -370,9 +485,10 @@ def main(argv=None):
             for case in factory(args.quick):
                 sys.stdout.flush()
                 print(f"running: {case.name}  vs  {case.reference_name} ...", file=sys.stderr)
-                timings.append(run_case(case, args.repeat))
+                timings.append(run_case(case, case.repeats(args.repeat)))
         print(
-            f"\nmedian of {args.repeat} interleaved repeats after one warm-up each; "
+            f"\nmedian of {args.repeat} interleaved repeats (column pairs: fewer where a case "
+            "caps it) after one warm-up each; "
             "ratio = pcalib median / reference median (< 1: pcalib faster); "
             "pair ratios = median and quartiles of pcalib_i / reference_i over the pairs."
         )

@@ -5,11 +5,21 @@ Modules mirror the chapters of the book:
 * :mod:`pcalib.pca` – chapter 1, the :class:`PCA` estimator;
 * :mod:`pcalib.factorization` – chapter 1, PCA as a matrix factorisation
   ``X ≈ Z W`` solved by alternating least squares and gradient descent;
+* :mod:`pcalib.high_dim` – chapter 2, solvers for wide data and for the top k;
+* :mod:`pcalib.out_of_core` – chapter 2, PCA of Dask arrays (optional Dask);
 * :mod:`pcalib.datasets` – data that needs no network.
 """
 
 from .factorization import FactorizationResult, pca_als, pca_gradient_descent
+from .out_of_core import DaskPCAResult, pca_dask
 from .pca import PCA
 
-__all__ = ["PCA", "FactorizationResult", "pca_als", "pca_gradient_descent"]
+__all__ = [
+    "PCA",
+    "DaskPCAResult",
+    "FactorizationResult",
+    "pca_als",
+    "pca_dask",
+    "pca_gradient_descent",
+]
 __version__ = "0.1.0"

@@ -184,6 +184,15 @@ def check_positive_int(value, *, name):
     return int(value)
 
 
+def check_non_negative_int(value, *, name):
+    """Raise unless ``value`` is an int >= 0 (bools and floats such as 0.0 are refused)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral):
+        raise TypeError(f"{name} must be an int, got {value!r}.")
+    if value < 0:
+        raise ValueError(f"{name} must be at least 0, got {value}.")
+    return int(value)
+
+
 def check_positive_float(value, *, name):
     """Raise unless ``value`` is a finite real number > 0."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):

@@ -27,6 +27,8 @@ from sklearn.exceptions import ConvergenceWarning
 from ._signs import flip_signs
 from ._validation import as_generator
 
+EPS = np.finfo(np.float64).eps
+
 
 def principal_axes_gram(X_centered, n_components):
     """Top principal axes from the eigenvectors of the Gram matrix (eq. ``eq-hd-gram``).
@@ -55,9 +57,9 @@ def principal_axes_gram(X_centered, n_components):
     eigenvalues, V = scipy.linalg.eigh(
         G, subset_by_index=[n_samples - n_components, n_samples - 1], check_finite=False
     )
-    eigenvalues, V = eigenvalues[::-1], V[:, ::-1]
-    singular_values = np.sqrt(np.clip(eigenvalues, 0.0, None))
-    rank = numerical_rank(singular_values, X_centered.shape)
+    eigenvalues, V = np.clip(eigenvalues[::-1], 0.0, None), V[:, ::-1]
+    singular_values = np.sqrt(eigenvalues)
+    rank = numerical_rank(eigenvalues, X_centered.shape)
     axes = (X_centered.T @ V[:, :rank]) / singular_values[:rank]
     if rank < n_components:
         axes = np.hstack([axes, orthonormal_completion(axes, n_components - rank)])
@@ -66,12 +68,17 @@ def principal_axes_gram(X_centered, n_components):
     return components, singular_values
 
 
-def numerical_rank(singular_values, shape):
-    """Number of singular values above the rounding level ``max(shape) · eps · s_1``."""
-    if singular_values.size == 0 or singular_values[0] == 0.0:
+def numerical_rank(eigenvalues, shape):
+    """Number of eigenvalues above the rounding level ``max(shape) · eps · λ_1``.
+
+    ``eigenvalues`` are those of a Gram or covariance matrix, in decreasing
+    order: their rounding error is ``eps · λ_1``, so a null eigenvalue comes
+    out as about ``1e-16 λ_1`` and its square root as about ``1e-8 √λ_1``.
+    """
+    if eigenvalues.size == 0 or eigenvalues[0] == 0.0:
         return 0
-    threshold = max(shape) * np.finfo(np.float64).eps * singular_values[0]
-    return int(np.count_nonzero(singular_values > threshold))
+    threshold = max(shape) * np.finfo(np.float64).eps * eigenvalues[0]
+    return int(np.count_nonzero(eigenvalues > threshold))
 
 
 def orthonormal_completion(basis, n_vectors):
@@ -133,8 +140,11 @@ def subspace_iteration(
     Q, _ = np.linalg.qr(rng.standard_normal((X_centered.shape[1], n_components)))
     converged = False
     for n_iter in range(1, max_iter + 1):
-        Q_new, _ = np.linalg.qr(X_centered.T @ (X_centered @ Q))
-        change = np.linalg.norm(Q_new - Q @ (Q.T @ Q_new), 2)
+        Q_new, R = np.linalg.qr(X_centered.T @ (X_centered @ Q))
+        # Columns with a null R_jj (k above the rank of X_c) are rounding noise
+        # that changes at every step: leave them out of the stopping test.
+        signal = np.abs(np.diag(R)) > max(X_centered.shape) * EPS * np.abs(R).max()
+        change = np.linalg.norm(Q_new[:, signal] - Q @ (Q.T @ Q_new[:, signal]), 2)
         Q = Q_new
         if change < tol:
             converged = True

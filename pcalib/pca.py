@@ -12,6 +12,7 @@ Conventions used throughout pcalib:
   Scores change sign with their component, so ``X ≈ Z W + mean`` is unchanged.
 """
 
+
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
@@ -22,6 +23,7 @@ from ._validation import (
     as_float_matrix,
     check_bool,
     check_fitted,
+    check_non_negative_int,
     check_option,
     check_positive_float,
     check_positive_int,
@@ -345,12 +347,11 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         check_option(self.solver, name="solver", allowed=SOLVERS)
         check_positive_int(self.max_iter, name="max_iter")
         check_positive_float(self.tol, name="tol")
-        if self.n_oversamples != 0:
-            check_positive_int(self.n_oversamples, name="n_oversamples")
+        check_non_negative_int(self.n_oversamples, name="n_oversamples")
         if isinstance(self.n_power_iterations, str):
             check_option(self.n_power_iterations, name="n_power_iterations", allowed=("auto",))
-        elif self.n_power_iterations != 0:
-            check_positive_int(self.n_power_iterations, name="n_power_iterations")
+        else:
+            check_non_negative_int(self.n_power_iterations, name="n_power_iterations")
 
     def _solve(self, solver, X_centered, n_components):
         """Run ``solver``; return components, singular values and iterations.

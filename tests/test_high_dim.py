@@ -1,0 +1,591 @@
+"""Tests of the PCA solvers of chapter 2 (:mod:`pcalib.high_dim`).
+
+``PCA(solver=...)`` selects the covariance eigendecomposition, the SVD of the
+centred data, the Gram-matrix trick, subspace iteration or the randomized SVD;
+``solver="auto"`` chooses by shape. All solvers must return the same
+components, *with the same signs* (pcalib's convention: the entry of largest
+absolute value of each component is positive), and the same variances.
+
+Expected values come from independent sources only: NumPy's SVD and
+eigendecompositions computed here, data built with a known spectrum, and
+scikit-learn's PCA. The sign convention is re-implemented in this file
+(:func:`convention`), so that the reference components are not pcalib's.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.linalg
+from sklearn.decomposition import PCA as SklearnPCA
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from estimator_checks import without_array_api_check
+
+from pcalib import PCA
+from pcalib.datasets import make_low_rank, make_spectrum
+from pcalib.high_dim import principal_axes_gram
+
+SOLVERS = ("svd", "covariance", "gram", "subspace", "randomized")
+DIRECT_SOLVERS = ("svd", "covariance", "gram")
+SHAPES = {"tall": (400, 30), "wide": (30, 400), "square": (60, 60)}
+
+# Power iterations for the randomized solver on the geometric spectra below.
+# The range finder's error on the k-th axis shrinks like
+# (σ_{k+p+1} / σ_k)^(2q+1) with p = 10 oversamples and q power iterations
+# (Halko, Martinsson & Tropp 2011, thm. 9.2 and §10.4). The variances decay
+# like 2^-j, so σ_{k+p+1} / σ_k ≈ 2^-(p+1)/2 ≈ 0.02; the sample spectra of the
+# wide data are rougher, with ratios up to about 0.86 per step (see
+# `assert_well_separated`), i.e. ≈ 0.86^11 ≈ 0.2 over eleven steps in the
+# worst case. q = 10 gives 0.2^21 ≈ 1e-15: the subspace is exact to rounding,
+# far below the 1e-8 of the comparison, even with a prefactor of 1e4.
+Q_RANDOMIZED = 10
+
+
+# ---------------------------------------------------------------------------
+# Independent references
+# ---------------------------------------------------------------------------
+
+
+def convention(components):
+    """pcalib's sign convention, re-implemented: the largest |entry| of each row is > 0."""
+    components = np.array(components, dtype=float)
+    largest = np.argmax(np.abs(components), axis=1)
+    signs = np.sign(components[np.arange(len(components)), largest])
+    return components * signs[:, None]
+
+
+def reference_pca(X):
+    """Components (sign convention applied), singular values and total variance, by NumPy."""
+    X_c = X - X.mean(axis=0)
+    _, s, Vt = np.linalg.svd(X_c, full_matrices=False)
+    return convention(Vt), s, X.var(axis=0, ddof=1).sum()
+
+
+def assert_well_separated(singular_values, k, max_ratio=0.9):
+    """Check the premise of a comparison: λ_{i+1}/λ_i ≤ max_ratio for i = 1..k.
+
+    With such gaps every one of the first k axes (and the top-k subspace) is
+    well conditioned, so all solvers must agree on it to 1e-8.
+    """
+    lam = singular_values**2
+    ratios = lam[1 : k + 1] / lam[:k]
+    assert np.all(ratios <= max_ratio), ratios
+
+
+def assert_sign_is_decidable(components, margin=1e-6):
+    """Check that the largest |entry| of each row beats the second by ``margin``.
+
+    Otherwise an error of 1e-8 could move the entry that decides the sign, and
+    an entry-by-entry comparison would test luck, not the convention.
+    """
+    top_two = np.sort(np.abs(components), axis=1)[:, -2:]
+    assert np.all(top_two[:, 1] - top_two[:, 0] > margin), top_two
+
+
+def geometric_data(n_samples, n_features, seed):
+    """Data with population variances 2^-j and a non-zero mean."""
+    X, _ = make_spectrum(n_samples, n_features, 2.0 ** -np.arange(n_features), random_state=seed)
+    offsets = np.random.default_rng(seed + 100).uniform(-5.0, 5.0, n_features)
+    return X + offsets
+
+
+def known_spectrum(n_samples, n_features, singular_values, seed, mean=3.0):
+    """``X = U diag(s) Vᵀ + mean`` with U orthonormal and orthogonal to the ones vector.
+
+    Centring removes exactly the mean, so the centred data is ``U S Vᵀ``: its
+    singular values are ``s`` and its principal axes the columns of ``V`` (up
+    to rounding), known without running any PCA.
+    """
+    rng = np.random.default_rng(seed)
+    s = np.asarray(singular_values, dtype=float)
+    r = s.size
+    A = rng.standard_normal((n_samples, r))
+    A -= A.mean(axis=0)
+    U, _ = np.linalg.qr(A)
+    V, _ = np.linalg.qr(rng.standard_normal((n_features, r)))
+    X = (U * s) @ V.T + mean * rng.uniform(-1.0, 1.0, n_features)
+    return X, V
+
+
+def sin_largest_angle(A, B):
+    """Sine of the largest principal angle between the row spaces of A and B."""
+    return np.sin(scipy.linalg.subspace_angles(A.T, B.T).max())
+
+
+def fit(X, k, solver, **params):
+    params.setdefault("random_state", 0)
+    if solver == "randomized":
+        params.setdefault("n_power_iterations", Q_RANDOMIZED)
+    return PCA(n_components=k, solver=solver, **params).fit(X)
+
+
+# ---------------------------------------------------------------------------
+# 1. All solvers agree, signs included, on well-separated spectra
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", [1, 4, 10])
+@pytest.mark.parametrize("shape", SHAPES.values(), ids=SHAPES.keys())
+def test_solvers_agree_entry_by_entry(shape, k):
+    n, d = shape
+    X = geometric_data(n, d, seed=0)
+    X_new = geometric_data(20, d, seed=1) * 2.0 - 1.0  # other mean and scale
+    components, s, total = reference_pca(X)
+    assert_well_separated(s, k)
+    assert_sign_is_decidable(components[:k])
+    variances = s[:k] ** 2 / (n - 1)
+    Z_ref = (X - X.mean(axis=0)) @ components[:k].T
+
+    models = {solver: fit(X, k, solver) for solver in SOLVERS}
+    for solver, model in models.items():
+        assert model.solver_ == solver
+        assert model.components_.shape == (k, d)
+        # entry by entry, without any sign alignment: the point of the convention
+        np.testing.assert_allclose(model.components_, components[:k], rtol=0, atol=1e-8, err_msg=solver)
+        np.testing.assert_allclose(model.explained_variance_, variances, rtol=1e-8, err_msg=solver)
+        np.testing.assert_allclose(
+            model.explained_variance_ratio_, variances / total, rtol=1e-8, err_msg=solver
+        )
+        np.testing.assert_allclose(model.singular_values_, s[:k], rtol=1e-8, err_msg=solver)
+        Z = model.transform(X)
+        np.testing.assert_allclose(Z, Z_ref, rtol=0, atol=1e-8 * np.abs(Z_ref).max(), err_msg=solver)
+
+    # and with each other: every solver against the SVD, on training and new data
+    svd = models["svd"]
+    for solver, model in models.items():
+        np.testing.assert_allclose(model.components_, svd.components_, rtol=0, atol=1e-8, err_msg=solver)
+        np.testing.assert_allclose(
+            model.explained_variance_, svd.explained_variance_, rtol=1e-8, err_msg=solver
+        )
+        np.testing.assert_allclose(
+            model.explained_variance_ratio_, svd.explained_variance_ratio_, rtol=1e-8, err_msg=solver
+        )
+        for data in (X, X_new):
+            Z_svd = svd.transform(data)
+            np.testing.assert_allclose(
+                model.transform(data), Z_svd, rtol=0, atol=1e-8 * np.abs(Z_svd).max(), err_msg=solver
+            )
+
+
+# ---------------------------------------------------------------------------
+# 2. Rank-deficient data: rank r < k
+# ---------------------------------------------------------------------------
+
+RANK_DEFICIENT = {
+    # (n, d, rank of the signal before centring, k)
+    "tall": (400, 30, 5, 8),
+    "wide": (30, 400, 5, 8),
+    "square": (60, 60, 5, 8),
+    # n < d, full rank before centring: centring removes one dimension, so
+    # the n-th component has zero variance (the Gram path, chosen by "auto")
+    "wide-centring": (12, 60, 12, 12),
+}
+
+
+@pytest.mark.parametrize("case", RANK_DEFICIENT.values(), ids=RANK_DEFICIENT.keys())
+def test_rank_deficient(case):
+    n, d, signal_rank, k = case
+    X, _ = make_low_rank(n, d, signal_rank, noise=0, random_state=3)
+    X = X + np.random.default_rng(4).uniform(-5.0, 5.0, d)
+    components, s, _ = reference_pca(X)
+    r = np.linalg.matrix_rank(X - X.mean(axis=0))  # independent of pcalib
+    assert r == min(signal_rank, n - 1) < k
+    # the first r axes are well defined (make_low_rank's variances r, ..., 1
+    # leave gaps of 5 % or more between consecutive sample variances here)
+    assert_well_separated(s, r - 1, max_ratio=0.95)
+    assert_sign_is_decidable(components[:r])
+
+    models = {solver: fit(X, k, solver) for solver in SOLVERS}
+    if d >= 2 * n:
+        assert PCA(k).fit(X).solver_ == "gram"
+    for solver, model in models.items():
+        for name in ("components_", "explained_variance_", "explained_variance_ratio_", "singular_values_"):
+            assert np.all(np.isfinite(getattr(model, name))), (solver, name)
+        C = model.components_
+        assert C.shape == (k, d)
+        # the first r components are unique and agree, signs included
+        np.testing.assert_allclose(C[:r], components[:r], rtol=0, atol=1e-8, err_msg=solver)
+        np.testing.assert_allclose(
+            model.explained_variance_[:r], s[:r] ** 2 / (n - 1), rtol=1e-8, err_msg=solver
+        )
+        # beyond the rank: numerically zero variance...
+        lam_max = model.explained_variance_[0]
+        np.testing.assert_allclose(model.explained_variance_[r:], 0.0, atol=1e-12 * lam_max, err_msg=solver)
+        np.testing.assert_allclose(model.explained_variance_ratio_[r:], 0.0, atol=1e-12, err_msg=solver)
+        # ... and still an orthonormal set, orthogonal to the signal subspace
+        np.testing.assert_allclose(C @ C.T, np.eye(k), rtol=0, atol=1e-10, err_msg=solver)
+        np.testing.assert_allclose(C[r:] @ components[:r].T, 0.0, atol=1e-8, err_msg=solver)
+        # k ≥ r: the projection loses nothing, the round trip is exact
+        Z = model.transform(X)
+        assert np.all(np.isfinite(Z))
+        np.testing.assert_allclose(Z[:, r:], 0.0, atol=1e-10 * np.abs(Z).max(), err_msg=solver)
+        X_hat = model.inverse_transform(Z)
+        np.testing.assert_allclose(X_hat, X, rtol=0, atol=1e-10 * np.abs(X).max(), err_msg=solver)
+
+
+def test_subspace_iteration_stops_when_k_exceeds_the_rank():
+    """Beyond the rank the block is rounding noise: it must not block convergence."""
+    X, _ = make_low_rank(40, 100, 3, noise=0, random_state=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = PCA(6, solver="subspace", random_state=0).fit(X)
+    # the range of X_c (dimension 3) is found by the first power step, and
+    # confirmed by the second; 1000 steps would mean the noise was tracked
+    assert model.n_iter_ <= 5
+
+
+# ---------------------------------------------------------------------------
+# 3. Against scikit-learn's PCA, for each of its solvers
+# ---------------------------------------------------------------------------
+
+# scikit-learn's svd_solver -> pcalib's corresponding solver
+SKLEARN_SOLVERS = {
+    "full": "svd",
+    "covariance_eigh": "covariance",
+    "arpack": "subspace",
+    "randomized": "randomized",
+}
+
+
+def test_sklearn_has_the_solvers_compared_here():
+    options = SklearnPCA._parameter_constraints["svd_solver"][0].options
+    assert set(SKLEARN_SOLVERS) <= set(options)
+
+
+@pytest.mark.parametrize("svd_solver", SKLEARN_SOLVERS)
+@pytest.mark.parametrize("shape", SHAPES.values(), ids=SHAPES.keys())
+def test_agrees_with_sklearn(shape, svd_solver):
+    n, d = shape
+    k = 5  # arpack needs k < min(n, d)
+    X = geometric_data(n, d, seed=2)
+    X_new = geometric_data(10, d, seed=3)
+    _, s, _ = reference_pca(X)
+    assert_well_separated(s, k)
+    # scikit-learn's randomized solver: same reasoning as Q_RANDOMIZED
+    ref = SklearnPCA(k, svd_solver=svd_solver, iterated_power=Q_RANDOMIZED, random_state=0)
+    ref.fit(X)
+    for solver in (SKLEARN_SOLVERS[svd_solver], "auto"):
+        model = fit(X, k, solver)
+        # up to sign: scikit-learn's convention is its own business
+        signs = np.sign(np.sum(model.components_ * ref.components_, axis=1))
+        assert np.all(signs != 0)
+        np.testing.assert_allclose(
+            model.components_ * signs[:, None], ref.components_, rtol=0, atol=1e-8, err_msg=solver
+        )
+        np.testing.assert_allclose(model.explained_variance_, ref.explained_variance_, rtol=1e-8)
+        np.testing.assert_allclose(
+            model.explained_variance_ratio_, ref.explained_variance_ratio_, rtol=1e-8
+        )
+        np.testing.assert_allclose(model.singular_values_, ref.singular_values_, rtol=1e-8)
+        for data in (X, X_new):
+            Z_ref = ref.transform(data)
+            np.testing.assert_allclose(
+                model.transform(data) * signs, Z_ref, rtol=0, atol=1e-8 * np.abs(Z_ref).max()
+            )
+
+
+# ---------------------------------------------------------------------------
+# 4. The Gram trick's normalisation
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(30, 400), (60, 60), (50, 20)], ids=["wide", "square", "tall"])
+def test_gram_axes_are_the_mapped_gram_eigenvectors(shape):
+    n, d = shape
+    k = 8
+    X = geometric_data(n, d, seed=6)
+    X_c = X - X.mean(axis=0)
+    # the issue's formula, computed here: λ and v from X_c X_cᵀ / n, then
+    # u_i = X_cᵀ v_i / sqrt(n λ_i)
+    lam, V = np.linalg.eigh(X_c @ X_c.T / n)
+    lam, V = lam[::-1][:k], V[:, ::-1][:, :k]
+    assert_well_separated(np.sqrt(lam), k - 1)
+    U = X_c.T @ V / np.sqrt(n * lam)
+    expected = convention(U.T)
+    assert_sign_is_decidable(expected)
+
+    components, singular_values = principal_axes_gram(X_c.copy(), k)
+    np.testing.assert_allclose(np.linalg.norm(components, axis=1), 1.0, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(components, expected, rtol=0, atol=1e-10)
+    # the singular values of X_c are the square roots of the eigenvalues of X_c X_cᵀ
+    np.testing.assert_allclose(singular_values**2, n * lam, rtol=1e-10)
+    np.testing.assert_allclose(singular_values, np.linalg.svd(X_c, compute_uv=False)[:k], rtol=1e-10)
+
+
+def test_gram_axes_beyond_the_rank_are_unit_and_orthogonal():
+    X, W = make_low_rank(20, 80, 4, noise=0, random_state=7)
+    X_c = X - X.mean(axis=0)
+    components, singular_values = principal_axes_gram(X_c, 7)
+    assert np.all(np.isfinite(components)) and np.all(np.isfinite(singular_values))
+    np.testing.assert_allclose(np.linalg.norm(components, axis=1), 1.0, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(components @ components.T, np.eye(7), rtol=0, atol=1e-12)
+    # the first 4 span the signal subspace, the other 3 are orthogonal to it
+    assert sin_largest_angle(components[:4], W) < 1e-10
+    np.testing.assert_allclose(components[4:] @ W.T, 0.0, atol=1e-12)
+    s_ref = np.linalg.svd(X_c, compute_uv=False)
+    np.testing.assert_allclose(singular_values[:4], s_ref[:4], rtol=1e-10)
+    assert np.all(singular_values[4:] <= 1e-6 * s_ref[0])  # sqrt of a rounding-level λ
+
+
+# ---------------------------------------------------------------------------
+# 5. Subspace iteration
+# ---------------------------------------------------------------------------
+
+
+def gap_data(ratio, seed=0):
+    """Variances 8, 4, 2 then 2·ratio, 2·ratio², ...: the gap λ_4/λ_3 is ``ratio``."""
+    n, d, k = 300, 40, 3
+    lam = np.r_[8.0, 4.0, 2.0, 2.0 * ratio ** np.arange(1, d - 2)]
+    X, V = known_spectrum(n, d, np.sqrt(lam * (n - 1)), seed=seed)
+    return X, V, k
+
+
+def test_subspace_iterations_grow_as_the_gap_closes():
+    tol = 1e-10
+    n_iter = {}
+    for ratio in (0.2, 0.8):
+        X, V, k = gap_data(ratio)
+        lam = np.linalg.svd(X - X.mean(axis=0), compute_uv=False) ** 2
+        np.testing.assert_allclose(lam[k] / lam[k - 1], ratio, rtol=1e-10)  # the premise
+        model = PCA(k, solver="subspace", tol=tol, random_state=0).fit(X)
+        n_iter[ratio] = model.n_iter_
+        # the error shrinks by `ratio` per step, from O(1) to `tol`: about
+        # log(tol) / log(ratio) steps (14 and 103), give or take the start
+        predicted = np.log(tol) / np.log(ratio)
+        assert 0.7 * predicted <= model.n_iter_ <= 1.3 * predicted + 10, (ratio, model.n_iter_)
+        assert sin_largest_angle(model.components_, V[:, :k].T) < 1e-8
+    assert n_iter[0.8] > 3 * n_iter[0.2], n_iter
+
+
+def test_subspace_warns_when_max_iter_is_too_small():
+    X, _, k = gap_data(0.8)
+    with pytest.warns(ConvergenceWarning, match="max_iter=5"):
+        model = PCA(k, solver="subspace", max_iter=5, random_state=0).fit(X)
+    assert model.n_iter_ == 5
+    # still a valid (if inaccurate) set of orthonormal axes
+    np.testing.assert_allclose(model.components_ @ model.components_.T, np.eye(k), atol=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        PCA(k, solver="subspace", random_state=0).fit(X)
+
+
+@pytest.mark.parametrize("shape", SHAPES.values(), ids=SHAPES.keys())
+def test_subspace_finds_the_top_k_subspace(shape):
+    X = geometric_data(*shape, seed=8)
+    k = 6
+    components, s, _ = reference_pca(X)
+    assert_well_separated(s, k)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = PCA(k, solver="subspace", random_state=0).fit(X)
+    assert sin_largest_angle(model.components_, components[:k]) < 1e-8
+    assert 1 < model.n_iter_ < 1000
+
+
+# ---------------------------------------------------------------------------
+# 6. Randomized SVD
+# ---------------------------------------------------------------------------
+
+
+def test_randomized_is_reproducible_and_seed_independent():
+    X = geometric_data(200, 100, seed=9)
+    k = 8
+    first = fit(X, k, "randomized", random_state=1)
+    again = fit(X, k, "randomized", random_state=1)
+    np.testing.assert_array_equal(first.components_, again.components_)
+    np.testing.assert_array_equal(first.explained_variance_, again.explained_variance_)
+    # a Generator seeded alike draws the same test matrix
+    generator = fit(X, k, "randomized", random_state=np.random.default_rng(1))
+    np.testing.assert_array_equal(first.components_, generator.components_)
+    for seed in (2, 3):
+        other = fit(X, k, "randomized", random_state=seed)
+        assert not np.array_equal(other.components_, first.components_)  # another Ω
+        np.testing.assert_allclose(other.components_, first.components_, rtol=0, atol=1e-8)
+        np.testing.assert_allclose(other.explained_variance_, first.explained_variance_, rtol=1e-8)
+
+
+# A slowly decaying spectrum, σ_j = j^-1/2: the range finder is far from exact
+# for every setting below, so the error is large enough to be compared.
+SLOW_N, SLOW_D, SLOW_K = 300, 150, 10
+N_SEEDS = 20
+
+
+@pytest.fixture(scope="module")
+def slow_spectrum():
+    s = 1.0 / np.sqrt(np.arange(1, SLOW_D + 1))
+    X, V = known_spectrum(SLOW_N, SLOW_D, s, seed=10)
+    return X, V[:, :SLOW_K].T
+
+
+def mean_randomized_error(X, V_top, **params):
+    """Mean over N_SEEDS test matrices of the sine of the largest angle to the exact subspace.
+
+    For a fixed setting the error is a random variable, a function of the
+    Gaussian test matrix Ω. The bounds on its expectation decrease with the
+    oversampling p and the power iterations q (Halko, Martinsson & Tropp 2011,
+    thm. 10.5 and cor. 10.10), but a single draw can buck the trend. The mean
+    of 20 draws has a standard error 20^-1/2 ≈ 0.22 times the spread of one
+    draw. Measured here: means 0.96, 0.70, 0.19 for p = 0, 5, 20 (q = 1) and
+    0.97, 0.70, 0.41, 0.17 for q = 0, 1, 2, 4 (p = 5), with spreads ≤ 0.17, so
+    standard errors ≤ 0.04: far smaller than the steps, and than the 10 %
+    margin each step is asserted with. The seeds are fixed, so the test is
+    deterministic; the averaging makes it insensitive to changing them.
+    """
+    errors = [
+        sin_largest_angle(
+            PCA(SLOW_K, solver="randomized", random_state=seed, **params).fit(X).components_, V_top
+        )
+        for seed in range(N_SEEDS)
+    ]
+    return float(np.mean(errors))
+
+
+def test_randomized_error_decreases_with_oversampling(slow_spectrum):
+    X, V_top = slow_spectrum
+    errors = [
+        mean_randomized_error(X, V_top, n_oversamples=p, n_power_iterations=1) for p in (0, 5, 20)
+    ]
+    assert all(later < 0.9 * earlier for earlier, later in zip(errors, errors[1:])), errors
+    assert errors[-1] < 0.5 * errors[0], errors
+
+
+def test_randomized_error_decreases_with_power_iterations(slow_spectrum):
+    X, V_top = slow_spectrum
+    errors = [
+        mean_randomized_error(X, V_top, n_oversamples=5, n_power_iterations=q) for q in (0, 1, 2, 4)
+    ]
+    assert all(later < 0.9 * earlier for earlier, later in zip(errors, errors[1:])), errors
+    assert errors[-1] < 0.5 * errors[0], errors
+
+
+# ---------------------------------------------------------------------------
+# 7. Automatic choice, n_iter_, parameter validation
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "shape, expected",
+    [((10, 20), "gram"), ((10, 19), "svd"), ((10, 10), "svd"), ((40, 10), "svd"), ((5, 200), "gram")],
+)
+def test_auto_chooses_gram_for_wide_data(shape, expected):
+    X = np.random.default_rng(12).standard_normal(shape)
+    model = PCA().fit(X)
+    assert model.solver_ == expected
+    assert model.n_iter_ == 1
+    assert PCA(solver="auto").fit(X).solver_ == expected
+
+
+def test_n_iter():
+    X = geometric_data(80, 40, seed=13)
+    for solver in DIRECT_SOLVERS:
+        assert PCA(5, solver=solver).fit(X).n_iter_ == 1
+    # randomized: the number of power iterations; "auto" follows scikit-learn's
+    # rule, 7 when k < 0.1 min(n, d) and 4 otherwise
+    assert PCA(5, solver="randomized", n_power_iterations=3, random_state=0).fit(X).n_iter_ == 3
+    assert PCA(5, solver="randomized", n_power_iterations=0, random_state=0).fit(X).n_iter_ == 0
+    assert PCA(3, solver="randomized", random_state=0).fit(X).n_iter_ == 7  # 3 < 4
+    assert PCA(4, solver="randomized", random_state=0).fit(X).n_iter_ == 4  # 4 = 0.1 · 40
+    # subspace: the steps actually taken; one fewer is not enough
+    model = PCA(5, solver="subspace", random_state=0).fit(X)
+    steps = model.n_iter_
+    assert 1 < steps < 1000
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        capped = PCA(5, solver="subspace", max_iter=steps, random_state=0).fit(X)
+    np.testing.assert_array_equal(capped.components_, model.components_)
+    with pytest.warns(ConvergenceWarning):
+        short = PCA(5, solver="subspace", max_iter=steps - 1, random_state=0).fit(X)
+    assert short.n_iter_ == steps - 1
+
+
+@pytest.mark.parametrize("solver", ["subspace", "randomized"])
+def test_fraction_of_variance_needs_a_full_solver(solver):
+    X = geometric_data(50, 10, seed=14)
+    with pytest.raises(ValueError, match="n_components"):
+        PCA(0.9, solver=solver).fit(X)
+    # the full solvers accept it (the same data, so the error is about the solver)
+    assert PCA(0.9, solver="svd").fit(X).n_components_ >= 1
+
+
+@pytest.mark.parametrize("solver", ["subspace", "randomized"])
+@pytest.mark.parametrize(
+    "params, error",
+    [
+        ({"max_iter": 0}, ValueError),
+        ({"max_iter": -3}, ValueError),
+        ({"max_iter": 2.5}, TypeError),
+        ({"max_iter": True}, TypeError),
+        ({"tol": 0.0}, ValueError),
+        ({"tol": -1e-3}, ValueError),
+        ({"tol": np.nan}, ValueError),
+        ({"tol": np.inf}, ValueError),
+        ({"tol": "small"}, TypeError),
+        ({"n_oversamples": -1}, ValueError),
+        ({"n_oversamples": 2.5}, TypeError),
+        ({"n_oversamples": 0.0}, TypeError),
+        ({"n_oversamples": False}, TypeError),
+        ({"n_oversamples": None}, TypeError),
+        ({"n_power_iterations": -1}, ValueError),
+        ({"n_power_iterations": "many"}, ValueError),
+        ({"n_power_iterations": 1.5}, TypeError),
+        ({"n_power_iterations": 0.0}, TypeError),
+        ({"n_power_iterations": True}, TypeError),
+        ({"n_power_iterations": None}, TypeError),
+        ({"random_state": -1}, ValueError),
+        ({"random_state": 1.5}, TypeError),
+        ({"random_state": "seed"}, TypeError),
+        ({"random_state": np.random.RandomState(0)}, TypeError),
+    ],
+    ids=lambda value: repr(value) if isinstance(value, dict) else value.__name__,
+)
+def test_invalid_parameters_are_named(params, error, solver):
+    X = geometric_data(30, 8, seed=15)
+    (name,) = params
+    with pytest.raises(error, match=name):
+        PCA(3, solver=solver, **params).fit(X)
+
+
+@pytest.mark.parametrize("params", [{"n_oversamples": 0}, {"n_power_iterations": 0}])
+def test_zero_oversamples_and_power_iterations_are_valid(params):
+    X = geometric_data(60, 8, seed=16)
+    components, s, _ = reference_pca(X)
+    # k = 8 = d: the range finder spans everything, whatever p and q
+    model = PCA(8, solver="randomized", random_state=0, **params).fit(X)
+    np.testing.assert_allclose(model.singular_values_, s, rtol=1e-10)
+
+
+def test_invalid_solver_is_named():
+    with pytest.raises(ValueError, match="solver"):
+        PCA(solver="lanczos").fit(np.eye(4))
+
+
+# ---------------------------------------------------------------------------
+# 8. scikit-learn's estimator checks
+# ---------------------------------------------------------------------------
+
+
+@without_array_api_check(
+    parametrize_with_checks(
+        [PCA(solver="gram"), PCA(solver="subspace"), PCA(solver="randomized")]
+    )
+)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+# ---------------------------------------------------------------------------
+# 9. Determinism
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_same_random_state_gives_identical_results(solver):
+    X = geometric_data(70, 50, seed=17)
+    first = PCA(6, solver=solver, random_state=42).fit(X)
+    second = PCA(6, solver=solver, random_state=42).fit(X)
+    for name in ("components_", "singular_values_", "explained_variance_", "explained_variance_ratio_"):
+        np.testing.assert_array_equal(getattr(first, name), getattr(second, name), err_msg=name)
+    np.testing.assert_array_equal(first.transform(X), second.transform(X))
+    assert first.n_iter_ == second.n_iter_
