@@ -87,16 +87,18 @@ def principal_axes_covariance(X_centered):
     singular_values : ndarray of shape (r,), in decreasing order
         ``sqrt((n - 1) λ)``, so both solvers report the same quantities.
     """
-    n_samples = X_centered.shape[0]
+    n_samples, n_features = X_centered.shape
+    r = min(n_samples, n_features)
     C = X_centered.T @ X_centered / (n_samples - 1)
-    eigenvalues, eigenvectors = scipy.linalg.eigh(C, check_finite=False)
-    order = np.argsort(eigenvalues)[::-1][: min(X_centered.shape)]
-    eigenvalues = np.clip(eigenvalues[order], 0.0, None)
-    components, _ = flip_signs(eigenvectors[:, order].T)
+    eigenvalues, eigenvectors = scipy.linalg.eigh(
+        C, subset_by_index=[n_features - r, n_features - 1], check_finite=False
+    )
+    eigenvalues = np.clip(eigenvalues[::-1], 0.0, None)
+    components, _ = flip_signs(eigenvectors[:, ::-1].T)
     return components, np.sqrt(eigenvalues * (n_samples - 1))
 
 
-def center_and_scale(X, *, standardize):
+def center_and_scale(X, *, standardize, order="F"):
     """Centre ``X`` (and divide each column by its standard deviation).
 
     Parameters
@@ -106,11 +108,14 @@ def center_and_scale(X, *, standardize):
         Also divide by the standard deviation, with the ``n - 1`` of
         eq. ``eq-pca-covariance``, so that the covariance of the result is the
         correlation matrix of ``X``.
+    order : {"F", "C"}, default="F"
+        Memory layout of the result: Fortran order saves LAPACK a copy in the
+        SVD; C order makes the subtraction and later matrix products faster.
 
     Returns
     -------
     X_centered : ndarray of shape (n_samples, n_features)
-        A new array (in Fortran order, as LAPACK wants it); ``X`` is unchanged.
+        A new array in the requested order; ``X`` is unchanged.
     mean : ndarray of shape (n_features,)
     scale : ndarray of shape (n_features,) or None
         The standard deviations, or None when ``standardize`` is False.
@@ -125,7 +130,7 @@ def center_and_scale(X, *, standardize):
         ``standardize`` is True and a column is constant.
     """
     mean = X.mean(axis=0)
-    X_centered = np.subtract(X, mean, order="F")
+    X_centered = np.subtract(X, mean, order=order)
     variance = np.einsum("ij,ij->j", X_centered, X_centered) / (X.shape[0] - 1)
     constant = _constant_columns(X, mean, variance)
     if constant.size == X.shape[1]:
@@ -316,7 +321,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 "components: pass an int, or use solver='svd' or 'gram'."
             )
         X_centered, mean, scale, total_variance = center_and_scale(
-            X_checked, standardize=self.standardize
+            X_checked, standardize=self.standardize, order="F" if solver == "svd" else "C"
         )
         if total_variance == 0.0:  # the samples differ, but their squares underflow
             raise ValueError(
