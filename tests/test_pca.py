@@ -211,9 +211,8 @@ def test_usarrests_scaled_matches_r_prcomp(solver):
 def test_usarrests_unscaled_matches_r_prcomp(solver):
     X = load_usarrests().data
     pca = PCA(solver=solver).fit(X)
-    # R prints 8 significant digits here (6 decimals): half a unit is 5e-7, we
-    # use the 5e-6 of the brief.
-    np.testing.assert_allclose(np.sqrt(pca.explained_variance_), R_SDEV_UNSCALED, rtol=0, atol=5e-6)
+    # R prints 6 decimals here: half a unit in the last place is 5e-7
+    np.testing.assert_allclose(np.sqrt(pca.explained_variance_), R_SDEV_UNSCALED, rtol=0, atol=5e-7)
     np.testing.assert_allclose(pca.mean_, ISLR_MEANS, rtol=0, atol=1e-9)
 
 
