@@ -7,15 +7,21 @@ Modules mirror the chapters of the book:
   ``X ≈ Z W`` solved by alternating least squares and gradient descent;
 * :mod:`pcalib.high_dim` – chapter 2, solvers for wide data and for the top k;
 * :mod:`pcalib.out_of_core` – chapter 2, PCA of Dask arrays (optional Dask);
+* :mod:`pcalib.kernels` – chapter 3, kernel functions;
+* :mod:`pcalib.kernel_pca` – chapter 3, :class:`KernelPCA` (exact, Nyström,
+  random Fourier features);
 * :mod:`pcalib.datasets` – data that needs no network.
 """
 
 from .factorization import FactorizationResult, pca_als, pca_gradient_descent
+from .kernel_pca import KernelPCA, KernelRankWarning
 from .out_of_core import DaskPCAResult, pca_dask
 from .pca import PCA
 
 __all__ = [
     "PCA",
+    "KernelPCA",
+    "KernelRankWarning",
     "DaskPCAResult",
     "FactorizationResult",
     "pca_als",

@@ -4,7 +4,8 @@
   provenance is in the header of ``pcalib/data/usarrests.csv``).
 * :func:`load_faces` returns the face crops bundled with scikit-image.
 * :func:`make_low_rank` and :func:`make_spectrum` generate synthetic data
-  with a known principal subspace, seeded through ``random_state``.
+  with a known principal subspace, and :func:`make_spirals` two interleaved
+  spirals (chapter 3), all seeded through ``random_state``.
 """
 
 import csv
@@ -154,3 +155,43 @@ def make_low_rank(n_samples, n_features, rank, *, noise=0.1, random_state=None):
     Z = rng.standard_normal((n_samples, rank)) * np.sqrt(np.arange(rank, 0, -1))
     X = Z @ W + noise * rng.standard_normal((n_samples, n_features))
     return X, W
+
+
+def make_spirals(n_samples=400, *, turns=1.5, noise=0.05, random_state=None):
+    """Two interleaved planar spirals, a classic data set that no line separates.
+
+    Arm ``c ∈ {0, 1}`` is the curve ``r(t) (cos(t + cπ), sin(t + cπ))`` with
+    ``r(t) = t / (2π · turns)`` for ``t`` uniform in ``[π/2, 2π · turns]``;
+    independent Gaussian noise of standard deviation ``noise`` is added to
+    both coordinates.
+
+    Parameters
+    ----------
+    n_samples : int, default=400
+        Total number of points, split as evenly as possible between the arms.
+    turns : float, default=1.5
+        Number of turns of each arm.
+    noise : float, default=0.05
+        Standard deviation of the noise (0 gives points on the curves).
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 2)
+    y : ndarray of shape (n_samples,)
+        The arm of each point (0 or 1).
+    t : ndarray of shape (n_samples,)
+        The position of each point along its arm (its angle, in radians).
+    """
+    n_samples = check_positive_int(n_samples, name="n_samples")
+    turns = check_positive_float(turns, name="turns")
+    if noise != 0:
+        check_positive_float(noise, name="noise")
+    rng = as_generator(random_state)
+    y = np.arange(n_samples) % 2
+    t = rng.uniform(np.pi / 2, 2 * np.pi * turns, size=n_samples)
+    radius = t / (2 * np.pi * turns)
+    angle = t + np.pi * y
+    X = radius[:, np.newaxis] * np.column_stack([np.cos(angle), np.sin(angle)])
+    X += noise * rng.standard_normal(X.shape)
+    return X, y, t

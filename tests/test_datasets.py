@@ -3,7 +3,13 @@
 import numpy as np
 import pytest
 
-from pcalib.datasets import load_faces, load_usarrests, make_low_rank, make_spectrum
+from pcalib.datasets import (
+    load_faces,
+    load_usarrests,
+    make_low_rank,
+    make_spectrum,
+    make_spirals,
+)
 
 # ---------------------------------------------------------------------------
 # USArrests
@@ -230,3 +236,56 @@ def test_make_spectrum_sample_covariance_approaches_the_spectrum():
 def test_make_spectrum_validation(args, kwargs, error, message):
     with pytest.raises(error, match=message):
         make_spectrum(*args, **kwargs)
+
+
+# ---------------------------------------------------------------------------
+# make_spirals
+# ---------------------------------------------------------------------------
+
+
+def test_make_spirals_lies_on_the_two_curves_without_noise():
+    X, y, t = make_spirals(201, turns=2.0, noise=0, random_state=0)
+    assert X.shape == (201, 2) and y.shape == (201,) and t.shape == (201,)
+    assert np.bincount(y).tolist() == [101, 100]
+    assert t.min() >= np.pi / 2 and t.max() <= 2 * np.pi * 2.0
+    # rebuild each point from its angle by the formula of the docstring
+    radius = t / (2 * np.pi * 2.0)
+    expected = radius[:, None] * np.column_stack(
+        [np.cos(t + np.pi * y), np.sin(t + np.pi * y)]
+    )
+    np.testing.assert_allclose(X, expected, atol=1e-14)
+    # the two arms are point reflections of each other: same radius law
+    np.testing.assert_allclose(np.linalg.norm(X, axis=1), radius, atol=1e-14)
+
+
+def test_make_spirals_noise_has_the_requested_scale():
+    X0, y0, t0 = make_spirals(4000, noise=0, random_state=3)
+    X, y, t = make_spirals(4000, noise=0.05, random_state=3)
+    np.testing.assert_array_equal(t, t0)
+    np.testing.assert_array_equal(y, y0)
+    noise = X - X0
+    # 8000 draws: the sample std is within 3 % of 0.05 with overwhelming probability
+    assert abs(noise.std() / 0.05 - 1) < 0.03
+    assert abs(noise.mean()) < 0.005
+
+
+def test_make_spirals_is_reproducible_and_seed_dependent():
+    a = make_spirals(50, random_state=1)[0]
+    np.testing.assert_array_equal(a, make_spirals(50, random_state=1)[0])
+    assert not np.allclose(a, make_spirals(50, random_state=2)[0])
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        ({"n_samples": 0}, ValueError, "n_samples"),
+        ({"n_samples": 2.5}, TypeError, "n_samples"),
+        ({"turns": 0}, ValueError, "turns"),
+        ({"turns": "two"}, TypeError, "turns"),
+        ({"noise": -0.1}, ValueError, "noise"),
+        ({"random_state": "seed"}, TypeError, "random_state"),
+    ],
+)
+def test_make_spirals_validation(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        make_spirals(**kwargs)

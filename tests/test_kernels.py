@@ -1,0 +1,457 @@
+"""Tests of the kernel functions of chapter 3 (:mod:`pcalib.kernels`).
+
+Expected values come from independent sources only: scikit-learn's
+``sklearn.metrics.pairwise`` kernels and formulas evaluated here pair by pair
+in plain Python loops. None of them is produced by pcalib itself.
+"""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.metrics import pairwise
+
+from pcalib.kernels import kernel_matrix, linear_kernel, polynomial_kernel, rbf_kernel
+
+# Squared distances are formed as ‖x‖² + ‖y‖² - 2⟨x, y⟩ by pcalib and by
+# scikit-learn; on the data below (‖x‖² ≤ ~100, γ ≤ 1) rounding moves the
+# exponent of the RBF kernel by at most ~100 eps ≈ 2e-14, hence this tolerance
+# on kernel values (which are ≤ 1).
+RBF_ATOL = 1e-12
+
+
+def make_data(n_samples, n_features, seed=0, scale=1.0):
+    """Gaussian data with unequal column scales and a non-zero mean."""
+    rng = np.random.default_rng(seed)
+    scales = np.linspace(0.5, 2.0, n_features) * scale
+    return rng.standard_normal((n_samples, n_features)) * scales + rng.uniform(-1, 1, n_features)
+
+
+def brute_force(X, Y, pair_kernel):
+    """The matrix ``K[i, j] = pair_kernel(x_i, y_j)`` by a double loop."""
+    return np.array([[pair_kernel(x, y) for y in Y] for x in X])
+
+
+# ---------------------------------------------------------------------------
+# Agreement with scikit-learn and with the formulas
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("with_Y", [False, True], ids=["X-vs-X", "X-vs-Y"])
+def test_linear_kernel_equals_sklearn(with_Y):
+    X = make_data(30, 4, seed=1)
+    Y = make_data(11, 4, seed=2) if with_Y else None
+    K = linear_kernel(X, Y)
+    K_ref = pairwise.linear_kernel(X, Y)
+    assert K.shape == K_ref.shape
+    np.testing.assert_allclose(K, K_ref, rtol=1e-13, atol=1e-13 * np.abs(K_ref).max())
+    # the formula, pair by pair
+    K_loop = brute_force(X, X if Y is None else Y, lambda x, y: sum(x * y))
+    np.testing.assert_allclose(K, K_loop, rtol=1e-12, atol=1e-12 * np.abs(K_ref).max())
+
+
+@pytest.mark.parametrize("with_Y", [False, True], ids=["X-vs-X", "X-vs-Y"])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},  # scikit-learn's and pcalib's defaults: degree 3, gamma 1/d, coef0 1
+        {"degree": 2, "gamma": 0.7, "coef0": 1.5},
+        {"degree": 1, "gamma": 2.0, "coef0": 0.0},
+        {"degree": 4, "gamma": 0.1, "coef0": -0.5},
+        {"degree": 5, "coef0": 0.0},
+    ],
+    ids=repr,
+)
+def test_polynomial_kernel_equals_sklearn(params, with_Y):
+    X = make_data(25, 3, seed=3)
+    Y = make_data(9, 3, seed=4) if with_Y else None
+    K = polynomial_kernel(X, Y, **params)
+    K_ref = pairwise.polynomial_kernel(X, Y, **params)
+    assert K.shape == K_ref.shape
+    # same operations in the same order up to the power: a few eps relative
+    np.testing.assert_allclose(K, K_ref, rtol=1e-12, atol=1e-14 * np.abs(K_ref).max())
+    # the formula, pair by pair, with the default gamma = 1 / n_features
+    degree = params.get("degree", 3)
+    gamma = params.get("gamma", 1.0 / X.shape[1])
+    coef0 = params.get("coef0", 1.0)
+    K_loop = brute_force(
+        X, X if Y is None else Y, lambda x, y: (gamma * sum(x * y) + coef0) ** degree
+    )
+    np.testing.assert_allclose(K, K_loop, rtol=1e-11, atol=1e-13 * np.abs(K_ref).max())
+
+
+@pytest.mark.parametrize("with_Y", [False, True], ids=["X-vs-X", "X-vs-Y"])
+@pytest.mark.parametrize("gamma", [None, 0.05, 0.5, 1.0])
+def test_rbf_kernel_equals_sklearn(gamma, with_Y):
+    X = make_data(30, 5, seed=5)
+    Y = make_data(12, 5, seed=6) if with_Y else None
+    K = rbf_kernel(X, Y, gamma=gamma)
+    K_ref = pairwise.rbf_kernel(X, Y, gamma=gamma)
+    assert K.shape == K_ref.shape
+    np.testing.assert_allclose(K, K_ref, rtol=0, atol=RBF_ATOL)
+    # default gamma = 1 / n_features, the formula pair by pair
+    g = 1.0 / X.shape[1] if gamma is None else gamma
+    K_loop = brute_force(
+        X, X if Y is None else Y, lambda x, y: math.exp(-g * sum((x - y) ** 2))
+    )
+    np.testing.assert_allclose(K, K_loop, rtol=0, atol=RBF_ATOL)
+
+
+@pytest.mark.parametrize("sigma", [0.3, 1.0, 2.5])
+def test_rbf_bandwidth_is_gaussian_with_sigma(sigma):
+    X = make_data(14, 3, seed=7)
+    Y = make_data(9, 3, seed=8)
+
+    def gaussian(x, y):
+        squared = sum((xi - yi) ** 2 for xi, yi in zip(x, y))
+        return math.exp(-squared / (2.0 * sigma**2))
+
+    for A, B in ((X, Y), (X, X)):
+        K_loop = brute_force(A, B, gaussian)
+        np.testing.assert_allclose(rbf_kernel(A, B, bandwidth=sigma), K_loop, rtol=0, atol=RBF_ATOL)
+    np.testing.assert_allclose(rbf_kernel(X, bandwidth=sigma), brute_force(X, X, gaussian),
+                               rtol=0, atol=RBF_ATOL)
+    # and scikit-learn with gamma = 1 / (2 σ²)
+    K_ref = pairwise.rbf_kernel(X, Y, gamma=1.0 / (2.0 * sigma**2))
+    np.testing.assert_allclose(rbf_kernel(X, Y, bandwidth=sigma), K_ref, rtol=0, atol=RBF_ATOL)
+
+
+def test_rbf_gamma_and_bandwidth_together_is_an_error():
+    X = make_data(5, 2)
+    with pytest.raises(ValueError, match=r"gamma.*bandwidth"):
+        rbf_kernel(X, gamma=0.5, bandwidth=1.0)
+    with pytest.raises(ValueError, match=r"gamma.*bandwidth"):
+        kernel_matrix(X, kernel="rbf", gamma=0.5, bandwidth=1.0)
+
+
+@pytest.mark.parametrize("params", [{}, {"gamma": 3.0}, {"bandwidth": 0.5}], ids=repr)
+def test_rbf_properties(params):
+    X = make_data(40, 3, seed=9)
+    Y = make_data(15, 3, seed=10)
+    if "bandwidth" in params:
+        gamma = 1 / (2 * params["bandwidth"] ** 2)
+    else:
+        gamma = params.get("gamma", 1 / X.shape[1])
+    # premise: exp(-γ‖x - y‖²) does not underflow to 0 on this data
+    largest = max(pairwise.euclidean_distances(A, B, squared=True).max()
+                  for A, B in ((X, X), (X, Y)))
+    assert gamma * largest < 700
+    K = rbf_kernel(X, **params)
+    # k(x, x) = exp(0) = 1 exactly: the diagonal of the distances is set to 0
+    np.testing.assert_array_equal(np.diag(K), 1.0)
+    # symmetric up to rounding: the matrix product X Xᵀ is not computed
+    # symmetrically bit for bit; an error of a few eps·‖x‖² in the exponent,
+    # times γ ≤ 3, is a relative error below 1e-12 in the kernel value
+    np.testing.assert_allclose(K, K.T, rtol=1e-12, atol=0)
+    assert np.all(K > 0) and np.all(K <= 1)
+    K_XY = rbf_kernel(X, Y, **params)
+    assert np.all(K_XY > 0) and np.all(K_XY <= 1)
+    assert np.all(K_XY < 1)  # no point of Y coincides with a point of X
+    # positive semi-definite (Gaussian kernel): eigenvalues >= -rounding
+    eigenvalues = np.linalg.eigvalsh(K)
+    assert eigenvalues.min() >= -1e-12 * eigenvalues.max()
+    # Y against X is the transpose of X against Y (same relative rounding as above)
+    np.testing.assert_allclose(rbf_kernel(Y, X, **params), K_XY.T, rtol=1e-12, atol=0)
+
+
+def test_rbf_kernel_of_distinct_points_is_below_one():
+    # distinct points, not too close: every off-diagonal entry is strictly < 1
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])
+    K = rbf_kernel(X, gamma=1.0)
+    expected = np.exp(-np.array([[0.0, 1.0, 4.0], [1.0, 0.0, 5.0], [4.0, 5.0, 0.0]]))
+    np.testing.assert_allclose(K, expected, rtol=1e-15)
+    assert K[0, 1] < 1.0
+
+
+def test_kernels_accept_lists_and_ints():
+    X = [[1, 2], [3, 4], [0, -1]]
+    Y = [[1, 0]]
+    np.testing.assert_array_equal(linear_kernel(X, Y), [[1.0], [3.0], [0.0]])
+    np.testing.assert_allclose(
+        polynomial_kernel(X, Y, degree=2, gamma=1.0, coef0=1.0), [[4.0], [16.0], [1.0]]
+    )
+    expected = np.exp(-np.array([[4.0], [20.0], [2.0]]))
+    np.testing.assert_allclose(rbf_kernel(X, Y, gamma=1.0), expected, rtol=1e-15)
+
+
+# ---------------------------------------------------------------------------
+# kernel_matrix: names and callables
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name, params, reference",
+    [
+        ("linear", {}, lambda X, Y: pairwise.linear_kernel(X, Y)),
+        (
+            "polynomial",
+            {"degree": 2, "gamma": 0.4, "coef0": 2.0},
+            lambda X, Y: pairwise.polynomial_kernel(X, Y, degree=2, gamma=0.4, coef0=2.0),
+        ),
+        ("rbf", {"gamma": 0.3}, lambda X, Y: pairwise.rbf_kernel(X, Y, gamma=0.3)),
+        ("rbf", {"bandwidth": 1.3}, lambda X, Y: pairwise.rbf_kernel(X, Y, gamma=1 / (2 * 1.3**2))),
+        ("rbf", {}, lambda X, Y: pairwise.rbf_kernel(X, Y)),
+    ],
+    ids=["linear", "polynomial", "rbf-gamma", "rbf-bandwidth", "rbf-default"],
+)
+def test_kernel_matrix_dispatches_to_the_named_kernel(name, params, reference):
+    X = make_data(20, 3, seed=11)
+    Y = make_data(7, 3, seed=12)
+    for B in (None, Y):
+        K_ref = reference(X, X if B is None else B)
+        K = kernel_matrix(X, B, kernel=name, **params)
+        np.testing.assert_allclose(K, K_ref, rtol=1e-12, atol=RBF_ATOL * np.abs(K_ref).max())
+
+
+def test_kernel_matrix_default_is_rbf():
+    X = make_data(10, 4, seed=13)
+    np.testing.assert_allclose(kernel_matrix(X), pairwise.rbf_kernel(X), rtol=0, atol=RBF_ATOL)
+
+
+def test_kernel_matrix_with_a_callable_equals_the_callable():
+    X = make_data(12, 3, seed=14)
+    Y = make_data(5, 3, seed=15)
+    calls = []
+
+    def laplacian(A, B):
+        calls.append((A.shape, B.shape))
+        return np.exp(-np.abs(A[:, None, :] - B[None, :, :]).sum(axis=2))
+
+    expected = brute_force(X, Y, lambda x, y: math.exp(-sum(abs(x - y))))
+    np.testing.assert_allclose(kernel_matrix(X, Y, kernel=laplacian), expected, rtol=1e-14)
+    # Y=None compares X with itself
+    expected_XX = brute_force(X, X, lambda x, y: math.exp(-sum(abs(x - y))))
+    np.testing.assert_allclose(kernel_matrix(X, kernel=laplacian), expected_XX, rtol=1e-14)
+    assert calls == [((12, 3), (5, 3)), ((12, 3), (12, 3))]
+    # the callable gets float arrays, even for lists of ints
+    seen = {}
+
+    def record(A, B):
+        seen["types"] = (type(A), A.dtype, type(B), B.dtype)
+        return np.ones((len(A), len(B)), dtype=int)
+
+    K = kernel_matrix([[1, 2], [3, 4]], [[5, 6]], kernel=record)
+    assert seen["types"] == (np.ndarray, np.float64, np.ndarray, np.float64)
+    assert K.dtype == np.float64
+    np.testing.assert_array_equal(K, [[1.0], [1.0]])
+
+
+def wrong_shape(A, B):
+    return np.ones((len(B), len(A)))
+
+
+def not_finite(A, B):
+    K = np.ones((len(A), len(B)))
+    K[0, 0] = np.nan
+    return K
+
+
+def infinite(A, B):
+    return np.full((len(A), len(B)), np.inf)
+
+
+def complex_valued(A, B):
+    return np.ones((len(A), len(B))) * (1 + 1j)
+
+
+def strings(A, B):
+    return np.full((len(A), len(B)), "a")
+
+
+def one_dimensional(A, B):
+    return np.ones(len(A) * len(B))
+
+
+@pytest.mark.parametrize(
+    "kernel, message",
+    [
+        (wrong_shape, r"kernel wrong_shape must return a real matrix of shape \(4, 3\)"),
+        (one_dimensional, r"kernel one_dimensional must return a real matrix of shape"),
+        (complex_valued, r"kernel complex_valued must return a real matrix.*complex"),
+        (strings, r"kernel strings must return a real matrix"),
+        (not_finite, r"kernel not_finite returned NaN or infinite"),
+        (infinite, r"kernel infinite returned NaN or infinite"),
+    ],
+    ids=lambda value: getattr(value, "__name__", ""),
+)
+def test_bad_callable_kernel_is_named(kernel, message):
+    X = make_data(4, 2, seed=16)
+    Y = make_data(3, 2, seed=17)
+    with pytest.raises(ValueError, match=message):
+        kernel_matrix(X, Y, kernel=kernel)
+
+
+@pytest.mark.parametrize("kernel", ["poly", "gaussian", "RBF", "", None, 3])
+def test_unknown_kernel_name_lists_the_options(kernel):
+    X = make_data(4, 2)
+    with pytest.raises(ValueError, match=r"kernel must be one of 'linear', 'polynomial', 'rbf'"):
+        kernel_matrix(X, kernel=kernel)
+
+
+# ---------------------------------------------------------------------------
+# Bad inputs
+# ---------------------------------------------------------------------------
+
+KERNEL_FUNCTIONS = {
+    "linear": linear_kernel,
+    "polynomial": polynomial_kernel,
+    "rbf": rbf_kernel,
+    "kernel_matrix": kernel_matrix,
+    "callable": lambda X, Y=None: kernel_matrix(X, Y, kernel=lambda A, B: A @ B.T),
+}
+
+
+@pytest.mark.parametrize("function", KERNEL_FUNCTIONS.values(), ids=KERNEL_FUNCTIONS.keys())
+def test_mismatched_feature_counts_name_X_and_Y(function):
+    X = make_data(5, 3)
+    Y = make_data(4, 2)
+    with pytest.raises(ValueError, match=r"X has 3 features but Y has 2"):
+        function(X, Y)
+    with pytest.raises(ValueError, match=r"X has 2 features but Y has 3"):
+        function(Y, X)
+
+
+def with_entry(value, seed=0):
+    X = make_data(5, 3, seed=seed)
+    X[2, 1] = value
+    return X
+
+
+BAD_DATA = [
+    (lambda: with_entry(np.nan), ValueError, "contains NaN"),
+    (lambda: with_entry(np.inf), ValueError, r"contains infinite values"),
+    (lambda: with_entry(-np.inf), ValueError, r"contains infinite values"),
+    (lambda: [["a", "b"], ["c", "d"]], TypeError, "must contain only numbers"),
+    (lambda: np.array([[1.0, "x"], [2.0, 3.0]], dtype=object), TypeError,
+     "must contain only numbers"),
+    (lambda: np.arange(5.0), ValueError, "must be a 2-D array"),
+    (lambda: np.ones((2, 2, 2)), ValueError, "must be a 2-D array"),
+    (lambda: None, TypeError, "got None"),
+    (lambda: np.ones((3, 2)) * (1 + 2j), ValueError, "complex"),
+    (lambda: np.ones((0, 3)), ValueError, "0 sample"),
+]
+BAD_DATA_IDS = ["nan", "inf", "-inf", "strings", "object-str", "1-D", "3-D", "None",
+                "complex", "empty"]
+
+
+@pytest.mark.parametrize("make_bad, error, message", BAD_DATA, ids=BAD_DATA_IDS)
+@pytest.mark.parametrize("function", KERNEL_FUNCTIONS.values(), ids=KERNEL_FUNCTIONS.keys())
+def test_bad_data_is_named(function, make_bad, error, message):
+    good = make_data(4, 3, seed=1)
+    bad = make_bad()
+    # the message starts with the name of the bad argument
+    with pytest.raises(error, match=rf"^X .*{message}"):
+        function(bad, good)
+    if bad is None:
+        return  # Y=None means Y = X: no error to expect about Y
+    with pytest.raises(error, match=rf"^Y .*{message}"):
+        function(good, bad)
+
+
+@pytest.mark.parametrize(
+    "name, value, error",
+    [
+        ("gamma", 0, ValueError),
+        ("gamma", 0.0, ValueError),
+        ("gamma", -1.0, ValueError),
+        ("gamma", np.nan, ValueError),
+        ("gamma", np.inf, ValueError),
+        ("gamma", True, TypeError),
+        ("gamma", "scale", TypeError),
+        ("bandwidth", 0, ValueError),
+        ("bandwidth", -0.5, ValueError),
+        ("bandwidth", np.nan, ValueError),
+        ("bandwidth", np.inf, ValueError),
+        ("bandwidth", False, TypeError),
+        ("bandwidth", "wide", TypeError),
+    ],
+    ids=lambda value: repr(value) if not isinstance(value, type) else value.__name__,
+)
+def test_bad_rbf_parameters_are_named(name, value, error):
+    X = make_data(5, 2)
+    with pytest.raises(error, match=name):
+        rbf_kernel(X, **{name: value})
+    with pytest.raises(error, match=name):
+        kernel_matrix(X, kernel="rbf", **{name: value})
+
+
+@pytest.mark.parametrize(
+    "name, value, error",
+    [
+        ("gamma", 0.0, ValueError),
+        ("gamma", -2.0, ValueError),
+        ("gamma", np.nan, ValueError),
+        ("gamma", True, TypeError),
+        ("gamma", "auto", TypeError),
+        ("degree", 0, ValueError),
+        ("degree", -1, ValueError),
+        ("degree", 2.0, TypeError),
+        ("degree", 2.5, TypeError),
+        ("degree", np.nan, TypeError),
+        ("degree", True, TypeError),
+        ("degree", "3", TypeError),
+        ("coef0", np.nan, ValueError),
+        ("coef0", np.inf, ValueError),
+        ("coef0", True, TypeError),
+        ("coef0", "1", TypeError),
+        ("coef0", None, TypeError),
+    ],
+    ids=lambda value: repr(value) if not isinstance(value, type) else value.__name__,
+)
+def test_bad_polynomial_parameters_are_named(name, value, error):
+    X = make_data(5, 2)
+    with pytest.raises(error, match=name):
+        polynomial_kernel(X, **{name: value})
+    with pytest.raises(error, match=name):
+        kernel_matrix(X, kernel="polynomial", **{name: value})
+
+
+@pytest.mark.parametrize("coef0", [0, 0.0, -1.0, np.float32(2.0), 3])
+def test_coef0_zero_negative_and_numpy_numbers_are_valid(coef0):
+    # unlike gamma, c = 0 (homogeneous kernel) and c < 0 are legitimate
+    X = make_data(8, 2, seed=18)
+    K_ref = pairwise.polynomial_kernel(X, degree=2, gamma=0.5, coef0=float(coef0))
+    K = polynomial_kernel(X, degree=2, gamma=0.5, coef0=coef0)
+    np.testing.assert_allclose(K, K_ref, rtol=1e-12, atol=1e-14 * np.abs(K_ref).max())
+
+
+def test_numpy_integer_degree_and_gamma_are_valid():
+    X = make_data(8, 2, seed=19)
+    K_ref = pairwise.polynomial_kernel(X, degree=3, gamma=0.5, coef0=1.0)
+    K = polynomial_kernel(X, degree=np.int64(3), gamma=np.float32(0.5))
+    np.testing.assert_allclose(K, K_ref, rtol=1e-12)
+
+
+def test_polynomial_overflow_is_a_value_error():
+    X = make_data(6, 2, seed=20, scale=1e3)
+    # (γ⟨x, y⟩ + 1)^200 with ⟨x, y⟩ ~ 1e6: far beyond float64
+    with pytest.raises(ValueError, match=r"polynomial kernel of degree 200 overflows"):
+        polynomial_kernel(X, degree=200, gamma=1.0)
+    with pytest.raises(ValueError, match=r"overflows"):
+        kernel_matrix(X, kernel="polynomial", degree=200, gamma=1.0)
+    # the same data with a smaller degree is fine (so the error is about the degree)
+    assert np.isfinite(polynomial_kernel(X, degree=2, gamma=1.0)).all()
+
+
+@pytest.mark.parametrize("bandwidth, word", [(1e-200, "overflows"), (1e200, "underflows")])
+def test_extreme_bandwidth_is_a_value_error_naming_it(bandwidth, word):
+    X = np.random.default_rng(0).standard_normal((5, 2))
+    with pytest.raises(ValueError, match=rf"bandwidth=.*{word}"):
+        rbf_kernel(X, bandwidth=bandwidth)
+
+
+def test_huge_gamma_gives_zeros_off_the_diagonal_without_warnings():
+    X = np.random.default_rng(0).standard_normal((6, 3)) * 100
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        K = rbf_kernel(X, gamma=1e308)
+    np.testing.assert_array_equal(K, np.eye(6))
+
+
+def test_polynomial_overflow_in_the_scaling_is_a_value_error():
+    X = np.random.default_rng(0).standard_normal((6, 3)) * 100
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="overflows"):
+            polynomial_kernel(X, gamma=1e308, degree=1)
