@@ -16,8 +16,9 @@ kernel matrix ``K[i, j] = k(x_i, x_j)`` alone:
 Two approximations replace the ``n × n`` kernel by explicit features
 ``Φ`` (n × m), after which kernel PCA is linear PCA of ``Φ``:
 
-* Nyström: ``Φ = K_nL K_LL^{-1/2}`` from ``m`` landmark points, so that
-  ``Φ Φᵀ = K_nL K_LL⁺ K_Ln`` (eq. ``eq-kpca-nystrom``);
+* Nyström: ``Φ = K_nL U_r S_r^{-1/2}`` from ``m`` landmark points, with
+  ``K_LL = U S Uᵀ`` truncated to its ``r`` numerically positive eigenvalues,
+  so that ``Φ Φᵀ = K_nL (K_LL)_r⁺ K_Ln`` (eq. ``eq-kpca-nystrom``);
 * random Fourier features for the RBF kernel ``exp(-‖x - y‖² / (2σ²))``:
   ``Φ = √(2/m) cos(X W + b)`` with ``W`` ~ N(0, σ⁻² I), ``b`` ~ U[0, 2π)
   (eq. ``eq-kpca-rff``).
@@ -251,7 +252,7 @@ def normalized_dual_coefficients(eigenvalues, eigenvectors, rank):
 
 
 def nystrom_feature_map(K_landmarks):
-    """The matrix ``M = K_LL^{-1/2}`` (pseudo-inverse square root) of the Nyström map.
+    """The matrix ``M = U_r S_r^{-1/2}`` of the Nyström map ``Φ = K_nL M``.
 
     With ``K_LL = U S Uᵀ`` restricted to its numerically positive eigenvalues,
     ``M = U S^{-1/2}`` and the features ``Φ = K_nL M`` satisfy
@@ -419,7 +420,9 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     landmarks_ : ndarray of shape (n_landmarks_, n_features)
         Nyström landmarks (Nyström mode).
     feature_map_ : ndarray of shape (n_landmarks_, r)
-        ``K_LL^{-1/2}`` (Nyström mode).
+        ``U_r S_r^{-1/2}`` from ``K_LL = U S Uᵀ`` (Nyström mode); it equals
+        the pseudo-inverse square root of ``K_LL`` up to a rotation, which
+        leaves ``Φ Φᵀ`` unchanged.
     random_weights_ : ndarray of shape (n_features, n_random_features)
     random_offsets_ : ndarray of shape (n_random_features,)
         Frequencies ``W`` and phases ``b`` (RFF mode).
@@ -581,7 +584,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         return fitted, scores
 
     def _fit_nystrom(self, X, gamma, rng):
-        """Nyström kernel PCA: linear PCA of ``Φ = K_nL K_LL^{-1/2}``."""
+        """Nyström kernel PCA: linear PCA of ``Φ = K_nL U_r S_r^{-1/2}``."""
         n = X.shape[0]
         m = self.n_landmarks
         if m > n:

@@ -216,6 +216,11 @@ def _call_user_kernel(kernel, X, Y):
     K = np.asarray(K, dtype=np.float64)
     if not np.isfinite(K).all():
         raise ValueError(f"kernel {name} returned NaN or infinite values.")
+    if Y is X and not np.allclose(K, K.T, rtol=1e-10, atol=1e-12 * np.abs(K).max()):
+        raise ValueError(
+            f"kernel {name} returned a non-symmetric matrix for kernel(X, X): "
+            "a kernel must satisfy k(x, y) = k(y, x)."
+        )
     return K
 
 

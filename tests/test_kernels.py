@@ -455,3 +455,23 @@ def test_polynomial_overflow_in_the_scaling_is_a_value_error():
         warnings.simplefilter("error")
         with pytest.raises(ValueError, match="overflows"):
             polynomial_kernel(X, gamma=1e308, degree=1)
+
+
+def test_non_symmetric_callable_kernel_is_refused_for_x_against_itself():
+    X = np.random.default_rng(0).standard_normal((6, 2))
+
+    def asymmetric(A, B):
+        return A @ B.T + A[:, :1]  # adds a term that depends on the row only
+
+    with pytest.raises(ValueError, match="non-symmetric"):
+        kernel_matrix(X, kernel=asymmetric)
+    # against another set of points a kernel matrix is rectangular: no check
+    assert kernel_matrix(X, X[:3].copy(), kernel=asymmetric).shape == (6, 3)
+
+
+def test_kernel_pca_refuses_a_non_symmetric_callable():
+    from pcalib import KernelPCA
+
+    X = np.random.default_rng(1).standard_normal((10, 2))
+    with pytest.raises(ValueError, match="non-symmetric"):
+        KernelPCA(2, kernel=lambda A, B: A @ B.T + A[:, :1]).fit(X)
