@@ -10,6 +10,8 @@ Modules mirror the chapters of the book:
 * :mod:`pcalib.kernels` – chapter 3, kernel functions;
 * :mod:`pcalib.kernel_pca` – chapter 3, :class:`KernelPCA` (exact, Nyström,
   random Fourier features);
+* :mod:`pcalib.ppca` – chapter 4, :class:`PPCA` (closed form, EM, missing
+  data, sampling);
 * :mod:`pcalib.datasets` – data that needs no network.
 """
 
@@ -17,10 +19,12 @@ from .factorization import FactorizationResult, pca_als, pca_gradient_descent
 from .kernel_pca import KernelPCA, KernelRankWarning
 from .out_of_core import DaskPCAResult, pca_dask
 from .pca import PCA
+from .ppca import PPCA
 
 __all__ = [
     "PCA",
     "KernelPCA",
+    "PPCA",
     "KernelRankWarning",
     "DaskPCAResult",
     "FactorizationResult",

@@ -13,7 +13,7 @@ import scipy.sparse
 from sklearn.exceptions import NotFittedError
 
 
-def as_float_matrix(X, *, name="X", min_samples=1, min_features=1):
+def as_float_matrix(X, *, name="X", min_samples=1, min_features=1, allow_nan=False):
     """Return ``X`` as a finite 2-D float64 array, or raise a clear error.
 
     Parameters
@@ -25,6 +25,9 @@ def as_float_matrix(X, *, name="X", min_samples=1, min_features=1):
         Name of the argument, used in error messages.
     min_samples, min_features : int, default=1
         Smallest number of rows and of columns that the caller can work with.
+    allow_nan : bool, default=False
+        Accept NaN as a marker of missing entries (PPCA with missing data);
+        infinite values are still refused.
 
     Returns
     -------
@@ -80,7 +83,7 @@ def as_float_matrix(X, *, name="X", min_samples=1, min_features=1):
             f"{name} has {n_features} feature(s) (shape={X.shape}) while a minimum "
             f"of {min_features} is required."
         )
-    check_finite(X, name=name)
+    check_finite(np.where(np.isnan(X), 0.0, X) if allow_nan else X, name=name)
     return X
 
 

@@ -1,0 +1,701 @@
+"""Probabilistic PCA (chapter 4 of the book, ``book/ppca.md``).
+
+The model (eq. ``eq-ppca-model``) draws a latent ``z ~ N(0, I_k)`` and
+observes ``x | z ~ N(W z + μ, σ² I_d)``, so that ``x ~ N(μ, C)`` with
+``C = W Wᵀ + σ² I`` (eq. ``eq-ppca-marginal``). It is fitted here
+
+* in closed form (Tipping and Bishop): ``μ`` the sample mean,
+  ``W = U_k (Λ_k - σ² I)^{1/2}`` and ``σ²`` the mean of the ``d - k``
+  discarded eigenvalues of the sample covariance ``S`` (eqs.
+  ``eq-ppca-ml-W`` and ``eq-ppca-ml-sigma2``);
+* by EM on complete data (eqs. ``eq-ppca-estep`` to ``eq-ppca-em-sigma2``);
+* by EM over the observed entries when some are missing (NaN), with ``μ``
+  estimated jointly with ``W`` (eq. ``eq-ppca-missing-mstep``).
+
+Conventions:
+
+* ``S = X_cᵀ X_c / (n - ddof)``. ``ddof=0`` (the default) is the
+  maximum-likelihood estimate; ``ddof=1`` is the ``1/(n - 1)`` of
+  :class:`pcalib.PCA` and scikit-learn, with which ``PPCA(ddof=1).score``
+  equals ``sklearn.decomposition.PCA.score``. The choice changes ``σ²`` and
+  ``W`` by the factor ``n / (n - 1)`` on the variances.
+* ``W`` is identified only up to a rotation ``W R`` (``W R Rᵀ Wᵀ = W Wᵀ``).
+  pcalib reports the rotation ``R = I``: the columns of ``W_`` are
+  orthogonal, in decreasing norm, and each has its entry of largest absolute
+  value positive (pcalib's sign convention). EM results are rotated to this
+  form after the last iteration.
+"""
+
+import warnings
+from numbers import Integral
+
+import numpy as np
+import scipy.linalg
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import validate_data
+
+from ._signs import flip_signs
+from ._validation import (
+    as_float_matrix,
+    as_generator,
+    check_bool,
+    check_fitted,
+    check_option,
+    check_positive_float,
+    check_positive_int,
+)
+from .high_dim import principal_axes_gram
+
+METHODS = ("auto", "closed_form", "em")
+LOG_2PI = np.log(2.0 * np.pi)
+EPS = np.finfo(np.float64).eps
+
+
+def top_eigenpairs_of_covariance(X_centered, n_components, ddof):
+    """Top ``k`` eigenpairs of ``S = X_cᵀ X_c / (n - ddof)`` and its trace.
+
+    Tall data (``n ≥ d``) go through the ``d × d`` matrix ``S`` and a partial
+    symmetric eigendecomposition; wide data through the ``n × n`` Gram matrix
+    (chapter 2). Only the top ``k`` eigenpairs are computed: ``σ²`` needs the
+    discarded eigenvalues only through their sum, ``trace(S) - Σ_{i≤k} λ_i``.
+
+    Parameters
+    ----------
+    X_centered : ndarray of shape (n_samples, n_features)
+    n_components : int
+        ``k < n_features``.
+    ddof : int
+        0 or 1: the denominator of ``S`` is ``n - ddof``.
+
+    Returns
+    -------
+    U : ndarray of shape (n_features, k)
+        Orthonormal eigenvectors, pcalib's sign convention on each column.
+    eigenvalues : ndarray of shape (k,), decreasing
+    trace : float
+        ``trace(S)``, the total variance.
+    """
+    n_samples, n_features = X_centered.shape
+    denominator = n_samples - ddof
+    trace = float(np.einsum("ij,ij->", X_centered, X_centered)) / denominator
+    if n_samples >= n_features:
+        S = X_centered.T @ X_centered / denominator
+        eigenvalues, U = scipy.linalg.eigh(
+            S,
+            subset_by_index=[n_features - n_components, n_features - 1],
+            check_finite=False,
+        )
+        eigenvalues, U = np.clip(eigenvalues[::-1], 0.0, None), U[:, ::-1]
+        components, _ = flip_signs(U.T)
+    else:
+        components, singular_values = principal_axes_gram(X_centered, n_components)
+        eigenvalues = singular_values**2 / denominator
+    return components.T, eigenvalues, trace
+
+
+def ml_noise_variance(eigenvalues, trace, n_features):
+    """``σ² = (trace(S) - Σ_{i≤k} λ_i) / (d - k)``: the mean discarded eigenvalue.
+
+    This is eq. ``eq-ppca-ml-sigma2``. Rounding can make the difference
+    slightly negative when the discarded eigenvalues are all zero; it is
+    clipped at 0, and the caller refuses ``σ² = 0``.
+    """
+    n_components = eigenvalues.shape[0]
+    return max(trace - float(eigenvalues.sum()), 0.0) / (n_features - n_components)
+
+
+def ml_loadings(U, eigenvalues, sigma2):
+    """``W = U_k (Λ_k - σ² I)^{1/2}`` (eq. ``eq-ppca-ml-W``, with ``R = I``).
+
+    Parameters
+    ----------
+    U : ndarray of shape (n_features, k)
+    eigenvalues : ndarray of shape (k,)
+    sigma2 : float
+
+    Returns
+    -------
+    W : ndarray of shape (n_features, k)
+    """
+    return U * np.sqrt(np.clip(eigenvalues - sigma2, 0.0, None))
+
+
+def canonical_loadings(W):
+    """Rotate ``W`` to orthogonal columns of decreasing norm, signs fixed.
+
+    With the thin SVD ``W = U S Vᵀ``, ``W V = U S`` has the same ``W Wᵀ``
+    (so the same model) and is the closed form's ``R = I`` representative.
+
+    Parameters
+    ----------
+    W : ndarray of shape (n_features, k)
+
+    Returns
+    -------
+    U : ndarray of shape (n_features, k)
+        Orthonormal columns.
+    W : ndarray of shape (n_features, k)
+        ``U S``.
+    """
+    U, s, _ = scipy.linalg.svd(W, full_matrices=False, check_finite=False)
+    components, _ = flip_signs(U.T)
+    return components.T, components.T * s
+
+
+def posterior_matrix(W, sigma2):
+    """``M = Wᵀ W + σ² I`` (k × k), whose inverse appears in the posterior."""
+    return W.T @ W + sigma2 * np.eye(W.shape[1])
+
+
+def em_step(X_centered, W, sigma2, denominator):
+    """One EM iteration for complete data (eqs. ``eq-ppca-estep`` to ``eq-ppca-em-sigma2``).
+
+    E-step: ``E[z_n] = M⁻¹ Wᵀ x_n`` and ``Σ_n E[z_n z_nᵀ] = N σ² M⁻¹ + Σ_n E[z_n] E[z_n]ᵀ``.
+    M-step: ``W_new = (Σ_n x_n E[z_n]ᵀ) (Σ_n E[z_n z_nᵀ])⁻¹`` and
+    ``σ²_new = (‖X_c‖²_F - Σ_n E[z_n]ᵀ W_newᵀ x_n) / (N d)``. With
+    ``N = n`` this is Tipping and Bishop's EM; with ``N = n - 1`` it
+    maximises the same likelihood with ``S`` scaled by ``n / (n - 1)``.
+    Each step costs ``O(n d k)``: no ``d × d`` matrix is formed.
+
+    Parameters
+    ----------
+    X_centered : ndarray of shape (n_samples, n_features)
+    W : ndarray of shape (n_features, k)
+    sigma2 : float
+    denominator : int
+        ``N = n - ddof``.
+
+    Returns
+    -------
+    W_new : ndarray of shape (n_features, k)
+    sigma2_new : float
+    log_likelihood : float
+        The objective at the *input* ``(W, σ²)``, from eq. ``eq-ppca-loglik``.
+    """
+    n_samples, n_features = X_centered.shape
+    M = posterior_matrix(W, sigma2)
+    M_factor = scipy.linalg.cho_factor(M, check_finite=False)
+    XW = X_centered @ W
+    Ez = scipy.linalg.cho_solve(M_factor, XW.T, check_finite=False).T
+    M_inv = scipy.linalg.cho_solve(M_factor, np.eye(W.shape[1]), check_finite=False)
+    sum_Ezz = denominator * sigma2 * M_inv + Ez.T @ Ez
+    XtEz = X_centered.T @ Ez
+    W_new = scipy.linalg.solve(sum_Ezz, XtEz.T, assume_a="pos", check_finite=False).T
+    squared_norm = float(np.einsum("ij,ij->", X_centered, X_centered))
+    sigma2_new = (squared_norm - float(np.sum(XtEz * W_new))) / (denominator * n_features)
+
+    # Objective at (W, σ²): -n/2 [d log 2π + log det C + tr(C⁻¹ S)], with
+    # log det C = (d - k) log σ² + log det M and
+    # tr(C⁻¹ S) = (tr S - tr(M⁻¹ Wᵀ S W)) / σ²  (Woodbury).
+    log_det_C = (n_features - W.shape[1]) * np.log(sigma2) + 2.0 * np.sum(
+        np.log(np.diag(M_factor[0]))
+    )
+    trace_C_inv_S = (squared_norm - float(np.sum(XW * Ez))) / (denominator * sigma2)
+    log_likelihood = -0.5 * n_samples * (n_features * LOG_2PI + log_det_C + trace_C_inv_S)
+    return W_new, sigma2_new, log_likelihood
+
+
+def missing_e_step(X, observed, mean, W, sigma2):
+    """E-step over the observed entries of each row (eq. ``eq-ppca-missing-estep``).
+
+    For row ``n`` with observed coordinates ``O``:
+    ``M_n = W_Oᵀ W_O + σ² I``, ``E[z_n] = M_n⁻¹ W_Oᵀ (x_O - μ_O)`` and
+    ``Cov[z_n] = σ² M_n⁻¹``. All rows are handled at once: ``M_n`` is the
+    mask times the ``d`` outer products ``w_j w_jᵀ``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Data with NaN at the missing entries.
+    observed : ndarray of bool, shape (n_samples, n_features)
+    mean : ndarray of shape (n_features,)
+    W : ndarray of shape (n_features, k)
+    sigma2 : float
+
+    Returns
+    -------
+    Ez : ndarray of shape (n_samples, k)
+    cov_z : ndarray of shape (n_samples, k, k)
+    log_likelihood : ndarray of shape (n_samples,)
+        ``log N(x_O | μ_O, W_O W_Oᵀ + σ² I)`` of each row.
+    """
+    n_features, k = W.shape
+    X_tilde = np.where(observed, X - mean, 0.0)
+    outer = (W[:, :, np.newaxis] * W[:, np.newaxis, :]).reshape(n_features, k * k)
+    M = (observed.astype(np.float64) @ outer).reshape(-1, k, k) + sigma2 * np.eye(k)
+    b = X_tilde @ W
+    L = np.linalg.cholesky(M)
+    M_inv = np.linalg.inv(M)
+    Ez = np.einsum("nij,nj->ni", M_inv, b)
+    n_observed = observed.sum(axis=1)
+    log_det_M = 2.0 * np.sum(np.log(np.diagonal(L, axis1=1, axis2=2)), axis=1)
+    quadratic = (np.einsum("ij,ij->i", X_tilde, X_tilde) - np.einsum("ni,ni->n", b, Ez)) / sigma2
+    log_likelihood = -0.5 * (
+        n_observed * LOG_2PI + (n_observed - k) * np.log(sigma2) + log_det_M + quadratic
+    )
+    return Ez, sigma2 * M_inv, log_likelihood
+
+
+def missing_m_step(X, observed, Ez, cov_z):
+    """M-step over observed entries, ``μ`` and ``W`` jointly (eq. ``eq-ppca-missing-mstep``).
+
+    Each feature ``j`` is a regression of its observed entries ``x_nj`` on
+    ``z̃_n = (z_n, 1)``: ``(w_j, μ_j) = A_j⁻¹ c_j`` with
+    ``A_j = Σ_{n: j observed} E[z̃_n z̃_nᵀ]`` and
+    ``c_j = Σ_{n: j observed} x_nj E[z̃_n]``; then
+    ``σ² = (Σ_obs x_nj² - Σ_j (w_j, μ_j)ᵀ c_j) / N_obs``.
+    ``A_j`` is positive definite as soon as feature ``j`` has one observed
+    entry, because ``Cov[z_n]`` is.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), NaN where missing
+    observed : ndarray of bool, shape (n_samples, n_features)
+    Ez : ndarray of shape (n_samples, k)
+    cov_z : ndarray of shape (n_samples, k, k)
+
+    Returns
+    -------
+    mean : ndarray of shape (n_features,)
+    W : ndarray of shape (n_features, k)
+    sigma2 : float
+    """
+    n_samples, k = Ez.shape
+    Ez_tilde = np.hstack([Ez, np.ones((n_samples, 1))])
+    second_moment = Ez_tilde[:, :, np.newaxis] * Ez_tilde[:, np.newaxis, :]
+    second_moment[:, :k, :k] += cov_z
+    mask = observed.astype(np.float64)
+    A = (mask.T @ second_moment.reshape(n_samples, -1)).reshape(-1, k + 1, k + 1)
+    X_observed = np.where(observed, X, 0.0)
+    c = X_observed.T @ Ez_tilde
+    W_tilde = np.linalg.solve(A, c[:, :, np.newaxis])[:, :, 0]
+    sigma2 = (np.einsum("ij,ij->", X_observed, X_observed) - np.sum(W_tilde * c)) / mask.sum()
+    return W_tilde[:, k], W_tilde[:, :k], float(sigma2)
+
+
+class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Probabilistic PCA: ``x = W z + μ + ε`` with ``z ~ N(0, I)``, ``ε ~ N(0, σ² I)``.
+
+    Fitted by maximum likelihood, in closed form or by EM; EM also fits data
+    with missing entries (``allow_missing=True``). See the module docstring
+    for the covariance denominator and the rotation pcalib reports.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        Latent dimension ``k``, between 1 and ``n_features - 1`` (``σ²`` is the
+        mean of the ``d - k`` discarded eigenvalues, so at least one must be
+        discarded). ``None`` means ``n_features - 1``. ``k`` must also be
+        below the rank of the centred data, else ``σ² = 0`` and ``fit``
+        raises.
+    method : {"auto", "closed_form", "em"}, default="auto"
+        ``"closed_form"``: eigendecomposition of ``S``. ``"em"``: the EM
+        algorithm from a random start. ``"auto"``: the closed form, or EM when
+        ``X`` has missing entries.
+    ddof : {0, 1}, default=0
+        The denominator of ``S`` is ``n - ddof``; 0 is maximum likelihood.
+        Missing-data EM requires 0.
+    allow_missing : bool, default=False
+        Accept NaN in ``X`` as missing entries (in ``fit``, ``transform``,
+        ``posterior``, ``score_samples``, ``impute``). When False, NaN is an
+        error, as everywhere in pcalib.
+    max_iter : int, default=1000
+        Largest number of EM iterations.
+    tol : float, default=1e-6
+        EM stops when the log-likelihood rises by less than ``tol`` per
+        observed entry in one iteration.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seeds the random start of EM (``W`` with standard normal entries
+        scaled to the data's variance).
+
+    Attributes
+    ----------
+    mean_ : ndarray of shape (n_features,)
+        ``μ``: the sample mean, or its EM estimate with missing data.
+    W_ : ndarray of shape (n_features, n_components_)
+        Loadings ``W`` (orthogonal columns, rotation ``R = I``).
+    sigma2_ : float
+        Noise variance ``σ²``.
+    components_ : ndarray of shape (n_components_, n_features)
+        Unit principal directions: the columns of ``W_`` normalised, as rows.
+    explained_variance_ : ndarray of shape (n_components_,)
+        ``λ_i = ‖w_i‖² + σ²``: the top eigenvalues of ``S`` (with the
+        ``ddof`` denominator) for the closed form, their model estimate for EM.
+    n_components_ : int
+    method_ : str
+        The method used (what ``"auto"`` chose).
+    n_iter_ : int
+        EM iterations (M-steps) made; 1 for the closed form.
+    log_likelihood_history_ : ndarray of shape (n_iter_ + 1,) or (1,)
+        Training log-likelihood (a sum over samples, eq. ``eq-ppca-loglik``)
+        before each EM iteration and at the end; never decreasing. With
+        ``ddof=1`` it is the same expression with the ``1/(n - 1)`` ``S``.
+    n_samples_, n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names, when ``X`` was a DataFrame with string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pcalib import PPCA
+    >>> X = np.array([[2.0, 0.0, 0.0], [0.0, 1.0, 0.0], [-2.0, 0.0, 0.5],
+    ...               [0.0, -1.0, -0.5]])
+    >>> ppca = PPCA(n_components=1).fit(X)
+    >>> ppca.explained_variance_.round(3), round(ppca.sigma2_, 4)
+    (array([2.]), 0.3125)
+    """
+
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        method="auto",
+        ddof=0,
+        allow_missing=False,
+        max_iter=1000,
+        tol=1e-6,
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.method = method
+        self.ddof = ddof
+        self.allow_missing = allow_missing
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = bool(self.allow_missing)
+        return tags
+
+    # ----------------------------------------------------------------- fitting
+    def fit(self, X, y=None):
+        """Fit ``μ``, ``W`` and ``σ²`` on ``X`` of shape (n_samples, n_features).
+
+        ``y`` is ignored. Attributes are set only once everything has
+        succeeded, so a failed refit leaves a fitted estimator as it was.
+        """
+        self._check_parameters()
+        X_checked = self._check_data(X, min_samples=2, min_features=2)
+        n_samples, n_features = X_checked.shape
+        k = self._resolve_n_components(n_features)
+        observed = ~np.isnan(X_checked)
+        has_missing = not observed.all()
+        method = self._resolve_method(has_missing)
+        if has_missing:
+            self._check_missing_pattern(observed)
+            fitted = self._fit_missing(X_checked, observed, k)
+        elif method == "closed_form":
+            fitted = self._fit_closed_form(X_checked, k)
+        else:
+            fitted = self._fit_em(X_checked, k)
+        U, W = canonical_loadings(fitted.pop("W"))
+        sigma2 = fitted["sigma2"]
+        validate_data(self, X, reset=True, skip_check_array=True)
+        self.mean_, self.sigma2_ = fitted["mean"], sigma2
+        self.W_, self.components_ = W, U.T
+        self.explained_variance_ = np.sum(W * W, axis=0) + sigma2
+        self.n_iter_ = fitted["n_iter"]
+        self.log_likelihood_history_ = np.asarray(fitted["history"])
+        self.method_, self.n_components_, self.n_samples_ = method, k, n_samples
+        return self
+
+    def _check_parameters(self):
+        """Validate the constructor arguments (scikit-learn defers this to fit)."""
+        check_option(self.method, name="method", allowed=METHODS)
+        if self.ddof not in (0, 1) or isinstance(self.ddof, (bool, np.bool_)):
+            raise ValueError(f"ddof must be 0 or 1, got {self.ddof!r}.")
+        check_bool(self.allow_missing, name="allow_missing")
+        check_positive_int(self.max_iter, name="max_iter")
+        check_positive_float(self.tol, name="tol")
+        as_generator(self.random_state)
+
+    def _check_data(self, X, *, name="X", min_samples=1, min_features=1):
+        """A float matrix; NaN allowed (as missing) only when ``allow_missing``."""
+        return as_float_matrix(
+            X,
+            name=name,
+            min_samples=min_samples,
+            min_features=min_features,
+            allow_nan=self.allow_missing,
+        )
+
+    def _resolve_n_components(self, n_features):
+        """``n_components`` as an int in ``[1, n_features - 1]``."""
+        if self.n_components is None:
+            return n_features - 1
+        if isinstance(self.n_components, (bool, np.bool_)) or not isinstance(
+            self.n_components, Integral
+        ):
+            raise TypeError(f"n_components must be an int or None, got {self.n_components!r}.")
+        if not 1 <= self.n_components <= n_features - 1:
+            raise ValueError(
+                f"n_components must be between 1 and n_features - 1 = {n_features - 1}; got "
+                f"{self.n_components}. PPCA needs at least one discarded direction to "
+                "estimate the noise variance sigma2."
+            )
+        return int(self.n_components)
+
+    def _resolve_method(self, has_missing):
+        if not has_missing:
+            return "closed_form" if self.method == "auto" else self.method
+        if self.method == "closed_form":
+            raise ValueError(
+                "X has missing entries (NaN) but method='closed_form': the closed form "
+                "needs the full sample covariance. Use method='em' or 'auto'."
+            )
+        if self.ddof != 0:
+            raise ValueError(
+                "ddof=1 is defined for complete data only; with missing entries EM "
+                "estimates the mean jointly and maximises the likelihood (ddof=0)."
+            )
+        return "em"
+
+    @staticmethod
+    def _check_missing_pattern(observed):
+        """Refuse rows or columns with no observed entry."""
+        for axis, what in ((1, "row"), (0, "column")):
+            empty = np.flatnonzero(~observed.any(axis=axis))
+            if empty.size:
+                raise ValueError(
+                    f"X has {empty.size} {what}(s) with every entry missing (NaN), the "
+                    f"first is {what} {int(empty[0])}: nothing can be estimated from it. "
+                    f"Drop it before fitting."
+                )
+
+    def _fit_closed_form(self, X, k):
+        """Closed-form maximum likelihood (eqs. ``eq-ppca-ml-W``, ``eq-ppca-ml-sigma2``)."""
+        n_samples, n_features = X.shape
+        mean = X.mean(axis=0)
+        X_centered = X - mean
+        U, eigenvalues, trace = top_eigenpairs_of_covariance(X_centered, k, self.ddof)
+        sigma2 = ml_noise_variance(eigenvalues, trace, n_features)
+        self._check_noise_variance(sigma2, trace / n_features, k)
+        W = ml_loadings(U, eigenvalues, sigma2)
+        _, _, log_likelihood = em_step(X_centered, W, sigma2, n_samples - self.ddof)
+        return dict(mean=mean, W=W, sigma2=sigma2, n_iter=1, history=[log_likelihood])
+
+    @staticmethod
+    def _check_noise_variance(sigma2, average_variance, k):
+        """Refuse ``σ² = 0`` (numerically): the likelihood is then unbounded."""
+        if average_variance == 0.0:
+            raise ValueError(
+                "X has zero variance in every feature: all samples are equal, so PPCA "
+                "is undefined."
+            )
+        if sigma2 <= 1e3 * EPS * average_variance:
+            raise ValueError(
+                f"With n_components={k} the noise variance sigma2 is 0 (to rounding): the "
+                "centred data lie in a subspace of dimension <= n_components, where the "
+                "likelihood is unbounded. Choose fewer components than the rank of the "
+                "centred data."
+            )
+
+    def _random_start(self, n_features, k, average_variance):
+        """EM's start: ``W`` with N(0, v) entries and ``σ² = v``, ``v`` the mean variance."""
+        rng = as_generator(self.random_state)
+        W = rng.standard_normal((n_features, k)) * np.sqrt(average_variance)
+        return W, average_variance
+
+    def _fit_em(self, X, k):
+        """EM on complete data (eqs. ``eq-ppca-estep`` to ``eq-ppca-em-sigma2``)."""
+        n_samples, n_features = X.shape
+        mean = X.mean(axis=0)
+        X_centered = X - mean
+        denominator = n_samples - self.ddof
+        average_variance = float(np.einsum("ij,ij->", X_centered, X_centered)) / (
+            denominator * n_features
+        )
+        self._check_noise_variance(average_variance, average_variance, k)
+        W, sigma2 = self._random_start(n_features, k, average_variance)
+        n_observed = X.size
+
+        def iterate(state):
+            W, sigma2 = state
+            W_new, sigma2_new, log_likelihood = em_step(X_centered, W, sigma2, denominator)
+            self._check_noise_variance(sigma2_new, average_variance, k)
+            return (W_new, sigma2_new), log_likelihood
+
+        (W, sigma2), n_iter, history = self._run_em(iterate, (W, sigma2), n_observed)
+        return dict(mean=mean, W=W, sigma2=sigma2, n_iter=n_iter, history=history)
+
+    def _fit_missing(self, X, observed, k):
+        """EM over the observed entries (eqs. ``eq-ppca-missing-estep``, ``eq-ppca-missing-mstep``)."""
+        n_features = X.shape[1]
+        mean = np.nanmean(X, axis=0)
+        average_variance = float(np.nanmean((X - mean) ** 2))
+        self._check_noise_variance(average_variance, average_variance, k)
+        W, sigma2 = self._random_start(n_features, k, average_variance)
+
+        def iterate(state):
+            mean, W, sigma2 = state
+            Ez, cov_z, log_likelihood = missing_e_step(X, observed, mean, W, sigma2)
+            mean_new, W_new, sigma2_new = missing_m_step(X, observed, Ez, cov_z)
+            self._check_noise_variance(sigma2_new, average_variance, k)
+            return (mean_new, W_new, sigma2_new), float(log_likelihood.sum())
+
+        (mean, W, sigma2), n_iter, history = self._run_em(
+            iterate, (mean, W, sigma2), int(observed.sum())
+        )
+        return dict(mean=mean, W=W, sigma2=sigma2, n_iter=n_iter, history=history)
+
+    def _run_em(self, iterate, state, n_observed):
+        """Iterate ``state -> (next state, objective at state)`` until converged.
+
+        Stops when the objective rises by less than ``tol`` per observed
+        entry, or after ``max_iter`` steps with a ``ConvergenceWarning``. The
+        returned state is the last one whose objective is in the history.
+        """
+        history = []
+        for n_iter in range(self.max_iter + 1):
+            next_state, log_likelihood = iterate(state)
+            history.append(log_likelihood)
+            if n_iter > 0 and history[-1] - history[-2] < self.tol * n_observed:
+                return state, n_iter, history
+            if n_iter == self.max_iter:
+                break
+            state = next_state
+        warnings.warn(
+            f"PPCA's EM stopped after max_iter={self.max_iter} iterations before the "
+            f"log-likelihood converged (last rise {history[-1] - history[-2]:.3g}, "
+            f"tol x entries = {self.tol * n_observed:.3g}); increase max_iter or tol.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+        return state, self.max_iter, history
+
+    # ------------------------------------------------------------- the model
+    def get_covariance(self):
+        """Model covariance ``C = W Wᵀ + σ² I`` (eq. ``eq-ppca-marginal``), (d, d)."""
+        check_fitted(self, "W_")
+        return self.W_ @ self.W_.T + self.sigma2_ * np.eye(self.W_.shape[0])
+
+    def get_precision(self):
+        """``C⁻¹ = (I - W M⁻¹ Wᵀ) / σ²`` by the Woodbury identity, (d, d)."""
+        check_fitted(self, "W_")
+        M = posterior_matrix(self.W_, self.sigma2_)
+        W_Minv = scipy.linalg.solve(M, self.W_.T, assume_a="pos").T
+        return (np.eye(self.W_.shape[0]) - W_Minv @ self.W_.T) / self.sigma2_
+
+    def _check_new_data(self, X, name="X"):
+        check_fitted(self, "W_")
+        X_checked = self._check_data(X, name=name)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        observed = ~np.isnan(X_checked)
+        empty = np.flatnonzero(~observed.any(axis=1))
+        if empty.size:
+            raise ValueError(
+                f"{name} has {empty.size} row(s) with every entry missing (NaN), the first "
+                f"is row {int(empty[0])}: there is nothing to condition on."
+            )
+        return X_checked, observed
+
+    def posterior(self, X):
+        """Posterior of the latent ``z`` given each row (eq. ``eq-ppca-posterior``).
+
+        ``z | x ~ N(M⁻¹ Wᵀ (x - μ), σ² M⁻¹)`` with ``M = Wᵀ W + σ² I``; a row
+        with missing entries uses its observed coordinates only (``W_O``,
+        ``μ_O``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        mean : ndarray of shape (n_samples, n_components_)
+        covariance : ndarray of shape (n_samples, n_components_, n_components_)
+            For complete rows every slice is the same ``σ² M⁻¹`` (a read-only
+            broadcast view, no copies).
+        """
+        X_checked, observed = self._check_new_data(X)
+        if observed.all():
+            M = posterior_matrix(self.W_, self.sigma2_)
+            mean = scipy.linalg.solve(M, ((X_checked - self.mean_) @ self.W_).T, assume_a="pos").T
+            covariance = self.sigma2_ * scipy.linalg.inv(M)
+            k = self.n_components_
+            return mean, np.broadcast_to(covariance, (X_checked.shape[0], k, k))
+        mean, covariance, _ = missing_e_step(X_checked, observed, self.mean_, self.W_, self.sigma2_)
+        return mean, covariance
+
+    def transform(self, X):
+        """Posterior means ``E[z | x] = M⁻¹ Wᵀ (x - μ)``, shape (n_samples, n_components_).
+
+        They are shrunk towards 0 compared with PCA's scores; as ``σ² → 0``
+        ``W M⁻¹ Wᵀ`` tends to the PCA projection (chapter 4).
+        """
+        return self.posterior(X)[0]
+
+    def inverse_transform(self, Z):
+        """Mean of ``x`` given ``z``: ``Z Wᵀ + μ``, shape (n_samples, n_features_in_).
+
+        ``inverse_transform(transform(X))`` is ``μ + W M⁻¹ Wᵀ (x - μ)``, which
+        is not an orthogonal projection while ``σ² > 0``.
+        """
+        check_fitted(self, "W_")
+        Z = as_float_matrix(Z, name="Z")
+        if Z.shape[1] != self.n_components_:
+            raise ValueError(
+                f"Z has {Z.shape[1]} columns but this PPCA has {self.n_components_} "
+                "components; pass the output of transform()."
+            )
+        return Z @ self.W_.T + self.mean_
+
+    def score_samples(self, X):
+        """Log-likelihood ``log N(x | μ, C)`` of each row (eq. ``eq-ppca-loglik``).
+
+        Rows with missing entries get the marginal likelihood of their observed
+        coordinates, ``log N(x_O | μ_O, C_OO)``.
+
+        Returns
+        -------
+        log_likelihood : ndarray of shape (n_samples,)
+        """
+        X_checked, observed = self._check_new_data(X)
+        return missing_e_step(X_checked, observed, self.mean_, self.W_, self.sigma2_)[2]
+
+    def score(self, X, y=None):
+        """Average log-likelihood of the rows of ``X`` (as scikit-learn's ``PCA.score``)."""
+        return float(np.mean(self.score_samples(X)))
+
+    def impute(self, X):
+        """Replace missing entries by ``E[x_M | x_O] = μ_M + W_M E[z | x_O]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features_in_), NaN where missing
+
+        Returns
+        -------
+        X_imputed : ndarray of shape (n_samples, n_features_in_)
+            A copy of ``X`` with the observed entries unchanged.
+        """
+        X_checked, observed = self._check_new_data(X)
+        Ez = self.posterior(X_checked)[0]
+        return np.where(observed, X_checked, Ez @ self.W_.T + self.mean_)
+
+    def sample(self, n_samples=1, random_state=None):
+        """Draw ``n_samples`` rows from the fitted model (eq. ``eq-ppca-model``).
+
+        Parameters
+        ----------
+        n_samples : int, default=1
+        random_state : None, int or numpy.random.Generator, default=None
+
+        Returns
+        -------
+        X : ndarray of shape (n_samples, n_features_in_)
+        """
+        check_fitted(self, "W_")
+        check_positive_int(n_samples, name="n_samples")
+        rng = as_generator(random_state)
+        z = rng.standard_normal((n_samples, self.n_components_))
+        noise = rng.standard_normal((n_samples, self.W_.shape[0])) * np.sqrt(self.sigma2_)
+        return z @ self.W_.T + self.mean_ + noise
+
+    @property
+    def _n_features_out(self):
+        """Number of output features, used by ``get_feature_names_out``."""
+        return self.n_components_
