@@ -343,7 +343,7 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     ...               [0.0, -1.0, -0.5]])
     >>> ppca = PPCA(n_components=1).fit(X)
     >>> ppca.explained_variance_.round(3), round(ppca.sigma2_, 4)
-    (array([2.]), 0.3125)
+    (array([2.033]), 0.296)
     """
 
     def __init__(
@@ -405,7 +405,11 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def _check_parameters(self):
         """Validate the constructor arguments (scikit-learn defers this to fit)."""
         check_option(self.method, name="method", allowed=METHODS)
-        if self.ddof not in (0, 1) or isinstance(self.ddof, (bool, np.bool_)):
+        if (
+            isinstance(self.ddof, (bool, np.bool_))
+            or not isinstance(self.ddof, Integral)
+            or self.ddof not in (0, 1)
+        ):
             raise ValueError(f"ddof must be 0 or 1, got {self.ddof!r}.")
         check_bool(self.allow_missing, name="allow_missing")
         check_positive_int(self.max_iter, name="max_iter")
@@ -470,6 +474,10 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         n_samples, n_features = X.shape
         mean = X.mean(axis=0)
         X_centered = X - mean
+        if k >= n_samples:
+            # rank(X_c) <= n - 1 < k, so σ² = 0 (and the Gram matrix has only n eigenpairs)
+            total = float(np.einsum("ij,ij->", X_centered, X_centered))
+            self._check_noise_variance(0.0, total / ((n_samples - self.ddof) * n_features), k)
         U, eigenvalues, trace = top_eigenpairs_of_covariance(X_centered, k, self.ddof)
         sigma2 = ml_noise_variance(eigenvalues, trace, n_features)
         self._check_noise_variance(sigma2, trace / n_features, k)
@@ -546,12 +554,24 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
         Stops when the objective rises by less than ``tol`` per observed
         entry, or after ``max_iter`` steps with a ``ConvergenceWarning``. The
-        returned state is the last one whose objective is in the history.
+        returned state is the last one whose objective is in the history. A
+        fall of the objective beyond rounding (impossible for exact EM; it
+        happens as ``σ² → 0``) raises ``ValueError``.
         """
         history = []
         for n_iter in range(self.max_iter + 1):
             next_state, log_likelihood = iterate(state)
             history.append(log_likelihood)
+            fall = history[-2] - history[-1] if n_iter > 0 else 0.0
+            if fall > max(self.tol * n_observed, 1e3 * EPS * abs(history[0])):
+                raise ValueError(
+                    f"PPCA's EM log-likelihood fell by {fall:.3g} at iteration {n_iter}, which "
+                    "EM cannot do in exact arithmetic: rounding has taken over because the noise "
+                    "variance sigma2 is nearly 0 next to the data's variance, typically since "
+                    "n_components is at or above the rank of the data (the likelihood is then "
+                    "unbounded). Choose fewer components (or method='closed_form' for complete "
+                    "data)."
+                )
             if n_iter > 0 and history[-1] - history[-2] < self.tol * n_observed:
                 return state, n_iter, history
             if n_iter == self.max_iter:
@@ -673,7 +693,9 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             A copy of ``X`` with the observed entries unchanged.
         """
         X_checked, observed = self._check_new_data(X)
-        Ez = self.posterior(X_checked)[0]
+        # the E-step directly: posterior(X_checked) would re-validate the array
+        # and warn that a DataFrame's feature names are missing
+        Ez = missing_e_step(X_checked, observed, self.mean_, self.W_, self.sigma2_)[0]
         return np.where(observed, X_checked, Ez @ self.W_.T + self.mean_)
 
     def sample(self, n_samples=1, random_state=None):
