@@ -5,6 +5,7 @@ Run from the project root::
     .venv/bin/python benchmarks/run.py             # full sizes, 7 repeats
     .venv/bin/python benchmarks/run.py --quick     # smaller sizes, for a smoke run
     .venv/bin/python benchmarks/run.py --repeat 15 --threads 1 --profile
+    .venv/bin/python benchmarks/run.py --only ppca_closed_form ppca_em_per_iteration
 
 For every case the script times pcalib's callable ("A") and the reference
 callable ("B") on the *same* data in the *same* process:
@@ -20,6 +21,10 @@ callable ("B") on the *same* data in the *same* process:
   quartiles of the per-pair ratios A_i / B_i (how much to trust the ratio), the target
   ratio when the case has one, and the accuracy agreement.
 
+After the table, *reports* (``REPORTS``) print measurements that are not a
+pcalib-vs-reference ratio, such as PPCA's EM time per iteration against n and
+d. ``--only NAME ...`` runs only the named case factories and reports.
+
 Nothing here asserts anything about time: the script only prints. See
 ``benchmarks/README.md`` for how to read the output and how to add a case.
 """
@@ -33,6 +38,7 @@ import pstats
 import statistics
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -44,6 +50,7 @@ import sklearn.decomposition
 import sklearn.kernel_approximation
 import sklearn.pipeline
 import threadpoolctl
+from sklearn.exceptions import ConvergenceWarning
 
 import pcalib
 
@@ -531,6 +538,76 @@ def kernel_pca_approximate(quick):
     ]
 
 
+# --------------------------------------------------------------------------- #
+# Chapter 4: probabilistic PCA                                                 #
+# --------------------------------------------------------------------------- #
+
+
+def ppca_vs_sklearn_pca(X, k):
+    """Accuracy function comparing a fitted ``pcalib.PPCA`` with a fitted sklearn ``PCA``.
+
+    PPCA's default ``ddof=0`` divides ``S`` by ``n``, sklearn by ``n - 1``: the
+    variances are compared after multiplying pcalib's by ``n / (n - 1)``. sklearn's
+    ``noise_variance_`` is the discarded variance divided by ``min(n, d) - k``,
+    PPCA's maximum-likelihood ``σ²`` by ``d - k`` (the mean of *all* ``d - k``
+    discarded eigenvalues, zeros included when ``n < d``); on wide data pcalib's
+    ``σ²`` is also multiplied by ``(d - k) / (n - k)``. Then each contender's
+    components are compared with the exact top-``k`` axes, from an untimed SVD
+    of the centred data: sklearn's ``svd_solver="auto"`` may pick the
+    randomized solver (wide data), or form the uncentred ``Xᵀ X`` (tall data).
+    """
+    n, d = X.shape
+    scale = n / (n - 1)
+    sigma2_factor = scale * (d - k) / (min(n, d) - k)
+    sigma2_label = "sigma2*n/(n-1)" if n >= d else "sigma2*n/(n-1)*(d-k)/(n-k)"
+
+    def accuracy(ppca, skl):
+        var_rel = max_relative_difference(ppca.explained_variance_ * scale, skl.explained_variance_)
+        sigma2_rel = abs(ppca.sigma2_ * sigma2_factor - skl.noise_variance_) / skl.noise_variance_
+        _, _, Vt = scipy.linalg.svd(X - X.mean(axis=0), full_matrices=False, check_finite=False)
+        exact = [largest_principal_angle(e.components_, Vt[:k]) for e in (ppca, skl)]
+        return (
+            f"angle {largest_principal_angle(ppca.components_, skl.components_):.1e} rad, "
+            f"var*n/(n-1) rel {var_rel:.1e}, {sigma2_label} vs noise_variance_ rel "
+            f"{sigma2_rel:.1e}; angle to exact: pcalib {exact[0]:.1e}, sklearn {exact[1]:.1e} "
+            f"(sklearn solver: {getattr(skl, '_fit_svd_solver', '?')})"
+        )
+
+    return accuracy
+
+
+def ppca_closed_form(quick):
+    """Chapter 4: closed-form ``PPCA.fit`` against sklearn's ``PCA.fit`` (default solver)."""
+    k = 10
+    n, d = (4_000, 100) if quick else (20_000, 200)
+    n_wide, d_wide = (200, 1_000) if quick else (500, 5_000)
+    X = decaying_gaussian(n, d, seed=4)
+    X_wide = decaying_gaussian_wide(n_wide, d_wide, seed=4)
+    return [
+        Case(
+            # n ≥ d: top-k eigh of the d x d covariance; sklearn's "auto" picks
+            # "covariance_eigh" here (d ≤ 1 000 and n ≥ 10 d), the same route.
+            name=f"PPCA.fit {n}x{d}, k={k} (closed form)",
+            reference_name="sklearn PCA().fit (svd_solver auto)",
+            pcalib=lambda: pcalib.PPCA(n_components=k).fit(X),
+            reference=lambda: sklearn.decomposition.PCA(n_components=k).fit(X),
+            accuracy=ppca_vs_sklearn_pca(X, k),
+            target=1.1,
+        ),
+        Case(
+            # d > n: pcalib goes through the n x n Gram matrix; sklearn's "auto"
+            # picks the randomized solver at these shapes (seeded, so that its
+            # accuracy is the same from run to run).
+            name=f"PPCA.fit {n_wide}x{d_wide}, k={k} (closed form, Gram)",
+            reference_name="info: sklearn PCA(random_state=0).fit (auto)",
+            pcalib=lambda: pcalib.PPCA(n_components=k).fit(X_wide),
+            reference=lambda: sklearn.decomposition.PCA(n_components=k, random_state=0).fit(X_wide),
+            accuracy=ppca_vs_sklearn_pca(X_wide, k),
+            target=None,
+        ),
+    ]
+
+
 # Later chapters: append a factory ``f(quick: bool) -> list[Case]`` here.
 CASE_FACTORIES = [
     pca_fit_tall,
@@ -539,6 +616,7 @@ CASE_FACTORIES = [
     pca_fit_randomized,
     kernel_pca_exact,
     kernel_pca_approximate,
+    ppca_closed_form,
 ]
 
 
@@ -623,6 +701,191 @@ def profile_case(case, calls=3, top=10):
 
 
 # --------------------------------------------------------------------------- #
+# Reports: measurements that are not a pcalib-vs-reference ratio              #
+# --------------------------------------------------------------------------- #
+
+# Chapter 4, EM time per iteration. Every EM fit runs exactly max_iter
+# iterations (EM_ITERATIONS, or EM_MISSING_ITERATIONS with missing entries;
+# the first number of each pair is for --quick): tol is tiny (the
+# log-likelihood still rises by far more than tol x entries after 30
+# iterations on this data), so EM stops at max_iter with a
+# ConvergenceWarning, which is silenced. A fit makes n_iter_ + 1 EM steps (the
+# last one only for the log-likelihood), plus the centring and the final
+# rotation, so fit time / n_iter_ overstates the cost of one iteration by a few
+# percent (about 1 / n_iter_ each).
+EM_COMPONENTS = 10
+EM_ITERATIONS = (5, 30)
+EM_MISSING_ITERATIONS = (3, 10)
+EM_MISSING_FRACTION = 0.1
+EM_TOL = 1e-12
+# Median of this many fits per size (or of --repeat, if smaller).
+EM_REPEAT = 3
+
+
+def fit_time_and_iterations(make_estimator, X, threads=None):
+    """Seconds taken by ``make_estimator().fit(X)``, and its ``n_iter_``.
+
+    ``threads=1`` runs the fit under ``threadpoolctl.threadpool_limits(1)``
+    (every BLAS and OpenMP pool single-threaded); ``None`` leaves the pools as
+    configured (``--threads``, or the libraries' defaults).
+    """
+    estimator = make_estimator()
+    gc.collect()
+    limits = threadpoolctl.threadpool_limits(threads) if threads else None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            start = time.perf_counter()
+            estimator.fit(X)
+            seconds = time.perf_counter() - start
+    finally:
+        if limits is not None:
+            limits.restore_original_limits()
+    return seconds, estimator.n_iter_
+
+
+def per_iteration(make_estimator, X, repeat, threads=None):
+    """Median over ``repeat`` fits of fit time / ``n_iter_``, and the ``n_iter_`` seen."""
+    times, n_iters = [], set()
+    for _ in range(repeat):
+        seconds, n_iter = fit_time_and_iterations(make_estimator, X, threads)
+        times.append(seconds / n_iter)
+        n_iters.add(n_iter)
+    return statistics.median(times), "/".join(map(str, sorted(n_iters)))
+
+
+def ppca_em_per_iteration(quick, repeat):
+    """Chapter 4: PPCA's EM time per iteration against ``n`` and ``d`` (printed table).
+
+    For each ``(n, d)``: the median over ``min(EM_REPEAT, repeat)`` fits of
+    ``PPCA(k, method="em", max_iter=EM_ITERATIONS[1], tol=EM_TOL)``, fit time
+    divided by ``n_iter_``, with the BLAS pools as configured and again with
+    one thread; and the median closed-form ``PPCA(k).fit`` on the same data.
+    The fits are interleaved (EM, EM on one thread, closed form, EM, ...) so
+    that they see the same machine noise. Then the missing-data EM, with
+    ``EM_MISSING_FRACTION`` of the entries set to NaN, at the size both
+    sweeps share, against the complete-data iteration at that size.
+    """
+    k = EM_COMPONENTS
+    if quick:
+        n_sweep, d_fixed = (1_000, 2_000, 4_000), 50
+        d_sweep, n_fixed = (25, 100, 400), 1_000
+    else:
+        n_sweep, d_fixed = (2_000, 8_000, 32_000), 100
+        d_sweep, n_fixed = (50, 200, 800), 8_000
+    repeat = min(EM_REPEAT, repeat)
+    iterations = EM_ITERATIONS[0 if quick else 1]
+    missing_iterations = EM_MISSING_ITERATIONS[0 if quick else 1]
+
+    def em():
+        return pcalib.PPCA(k, method="em", max_iter=iterations, tol=EM_TOL, random_state=0)
+
+    def closed():
+        return pcalib.PPCA(k)
+
+    def missing():
+        return pcalib.PPCA(
+            k, allow_missing=True, max_iter=missing_iterations, tol=EM_TOL, random_state=0
+        )
+
+    def measure(X):
+        em_times, em1_times, closed_times, n_iters = [], [], [], set()
+        for _ in range(repeat):
+            seconds, n_iter = fit_time_and_iterations(em, X)
+            em_times.append(seconds / n_iter)
+            n_iters.add(n_iter)
+            seconds, n_iter = fit_time_and_iterations(em, X, threads=1)
+            em1_times.append(seconds / n_iter)
+            n_iters.add(n_iter)
+            closed_times.append(fit_time_and_iterations(closed, X)[0])
+        return (
+            statistics.median(em_times),
+            statistics.median(em1_times),
+            statistics.median(closed_times),
+            "/".join(map(str, sorted(n_iters))),
+        )
+
+    fits = "fit" if repeat == 1 else "fits"
+    print(
+        f"\nPPCA EM time per iteration, k={k}: PPCA(k, method=\"em\", max_iter={iterations}, "
+        f"tol={EM_TOL:g}) runs all {iterations} iterations; median of {repeat} {fits}; "
+        "ms/iter = fit time / n_iter_ (includes the centring and the final rotation); "
+        "'1 thread' = the same fit under threadpool_limits(1); "
+        "closed form = PPCA(k).fit on the same data (pools as configured).\n"
+        "Expected: O(n d k) per complete-data iteration, so x4 in n or in d should give about "
+        "x4 per iteration (compare 'x prev' with 'n*d x prev'); the closed form costs "
+        "O(n d^2 + d^3) when n >= d."
+    )
+    headers = [
+        "sweep",
+        "n",
+        "d",
+        "n_iter",
+        "EM ms/iter",
+        "x prev",
+        "1 thread ms/iter",
+        "x prev",
+        "n*d x prev",
+        "closed-form ms",
+        "closed / EM iter",
+    ]
+    rows = []
+    complete_at = {}
+    sweeps = [("n", [(n, d_fixed) for n in n_sweep]), ("d", [(n_fixed, d) for d in d_sweep])]
+    for sweep, sizes in sweeps:
+        previous = None
+        for n, d in sizes:
+            print(f"running: PPCA EM {n}x{d} ...", file=sys.stderr)
+            em_s, em1_s, closed_s, n_iter = measure(decaying_gaussian(n, d, seed=5))
+            complete_at[(n, d)] = em_s, em1_s
+            first = previous is None
+            rows.append(
+                [
+                    sweep,
+                    f"{n}",
+                    f"{d}",
+                    n_iter,
+                    f"{1e3 * em_s:.2f}",
+                    "-" if first else f"{em_s / previous[0]:.2f}",
+                    f"{1e3 * em1_s:.2f}",
+                    "-" if first else f"{em1_s / previous[1]:.2f}",
+                    "-" if first else f"{n * d / previous[2]:.0f}",
+                    f"{1e3 * closed_s:.1f}",
+                    f"{closed_s / em_s:.1f}",
+                ]
+            )
+            previous = (em_s, em1_s, n * d)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    print("  ".join(h.rjust(w) for h, w in zip(headers, widths)))
+    print("  ".join("-" * w for w in widths))
+    for row in rows:
+        print("  ".join(c.rjust(w) for c, w in zip(row, widths)))
+
+    # Missing data: a fraction of the entries NaN, at the size both sweeps share.
+    n, d = n_fixed, d_fixed
+    X = decaying_gaussian(n, d, seed=5)
+    X[np.random.default_rng(5).random(X.shape) < EM_MISSING_FRACTION] = np.nan
+    print(f"running: PPCA missing-data EM {n}x{d} ...", file=sys.stderr)
+    missing_s, n_iter = per_iteration(missing, X, repeat)
+    missing1_s, _ = per_iteration(missing, X, repeat, threads=1)
+    complete_s, complete1_s = complete_at[(n, d)]
+    print(
+        f"missing-data EM, {EM_MISSING_FRACTION:.0%} of entries NaN, {n}x{d}, k={k}, "
+        f"max_iter={missing_iterations}, n_iter {n_iter}: {1e3 * missing_s:.2f} ms/iter "
+        f"({missing_s / complete_s:.1f}x the complete-data iteration at {n}x{d}); "
+        f"1 thread: {1e3 * missing1_s:.2f} ms/iter ({missing1_s / complete1_s:.1f}x). "
+        f"Expected O(n d k^2) against O(n d k): of the order of k = {k} times more."
+    )
+
+
+# Later chapters: append a report ``f(quick: bool, repeat: int) -> None`` here.
+# Reports print their own table after the case table.
+REPORTS = [
+    ppca_em_per_iteration,
+]
+
+
+# --------------------------------------------------------------------------- #
 # Output                                                                       #
 # --------------------------------------------------------------------------- #
 
@@ -704,26 +967,42 @@ def main(argv=None):
         action="store_true",
         help="also print a cProfile breakdown of one pcalib call per distinct case name",
     )
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        metavar="NAME",
+        choices=[f.__name__ for f in CASE_FACTORIES + REPORTS],
+        help="run only these case factories and reports (default: all). Choices: "
+        + ", ".join(f.__name__ for f in CASE_FACTORIES + REPORTS),
+    )
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
+    factories = [f for f in CASE_FACTORIES if not args.only or f.__name__ in args.only]
+    reports = [r for r in REPORTS if not args.only or r.__name__ in args.only]
 
     print_environment(args.threads)
+    if args.only:
+        print(f"(only: {', '.join(f.__name__ for f in factories + reports)})")
     limits = threadpoolctl.threadpool_limits(args.threads) if args.threads else None
     try:
         timings = []
-        for factory in CASE_FACTORIES:
+        for factory in factories:
             for case in factory(args.quick):
                 sys.stdout.flush()
                 print(f"running: {case.name}  vs  {case.reference_name} ...", file=sys.stderr)
                 timings.append(run_case(case, case.repeats(args.repeat)))
-        print(
-            f"\nmedian of {args.repeat} interleaved repeats (column pairs: fewer where a case "
-            "caps it) after one warm-up each; "
-            "ratio = pcalib median / reference median (< 1: pcalib faster); "
-            "pair ratios = median and quartiles of pcalib_i / reference_i over the pairs."
-        )
-        print_table(timings)
+        if timings:
+            print(
+                f"\nmedian of {args.repeat} interleaved repeats (column pairs: fewer where a case "
+                "caps it) after one warm-up each; "
+                "ratio = pcalib median / reference median (< 1: pcalib faster); "
+                "pair ratios = median and quartiles of pcalib_i / reference_i over the pairs."
+            )
+            print_table(timings)
+        for report in reports:
+            sys.stdout.flush()
+            report(args.quick, args.repeat)
         if args.profile:
             seen = set()
             for t in timings:

@@ -78,9 +78,9 @@ def top_eigenpairs_of_covariance(X_centered, n_components, ddof):
     """
     n_samples, n_features = X_centered.shape
     denominator = n_samples - ddof
-    trace = float(np.einsum("ij,ij->", X_centered, X_centered)) / denominator
     if n_samples >= n_features:
         S = X_centered.T @ X_centered / denominator
+        trace = float(np.trace(S))
         eigenvalues, U = scipy.linalg.eigh(
             S,
             subset_by_index=[n_features - n_components, n_features - 1],
@@ -91,6 +91,7 @@ def top_eigenpairs_of_covariance(X_centered, n_components, ddof):
     else:
         components, singular_values = principal_axes_gram(X_centered, n_components)
         eigenvalues = singular_values**2 / denominator
+        trace = float(np.einsum("ij,ij->", X_centered, X_centered)) / denominator
     return components.T, eigenvalues, trace
 
 
@@ -121,6 +122,32 @@ def ml_loadings(U, eigenvalues, sigma2):
     return U * np.sqrt(np.clip(eigenvalues - sigma2, 0.0, None))
 
 
+def ml_log_likelihood(eigenvalues, sigma2, n_samples, n_features):
+    """Maximised log-likelihood (eq. ``eq-ppca-ml-loglik``), in ``O(k)``.
+
+    ``-n/2 (d log 2π + Σ_{i≤k} log λ_i + (d - k) log σ² + d)``: at the closed
+    form ``tr(C⁻¹ S) = d``, so no pass over the data is needed.
+
+    Parameters
+    ----------
+    eigenvalues : ndarray of shape (k,)
+        The kept eigenvalues ``λ_i ≥ σ²``.
+    sigma2 : float
+    n_samples, n_features : int
+
+    Returns
+    -------
+    float
+    """
+    n_components = eigenvalues.shape[0]
+    return -0.5 * n_samples * (
+        n_features * LOG_2PI
+        + float(np.sum(np.log(eigenvalues)))
+        + (n_features - n_components) * np.log(sigma2)
+        + n_features
+    )
+
+
 def canonical_loadings(W):
     """Rotate ``W`` to orthogonal columns of decreasing norm, signs fixed.
 
@@ -148,7 +175,7 @@ def posterior_matrix(W, sigma2):
     return W.T @ W + sigma2 * np.eye(W.shape[1])
 
 
-def em_step(X_centered, W, sigma2, denominator):
+def em_step(X_centered, W, sigma2, denominator, squared_norm=None):
     """One EM iteration for complete data (eqs. ``eq-ppca-estep`` to ``eq-ppca-em-sigma2``).
 
     E-step: ``E[z_n] = M⁻¹ Wᵀ x_n`` and ``Σ_n E[z_n z_nᵀ] = N σ² M⁻¹ + Σ_n E[z_n] E[z_n]ᵀ``.
@@ -156,7 +183,8 @@ def em_step(X_centered, W, sigma2, denominator):
     ``σ²_new = (‖X_c‖²_F - Σ_n E[z_n]ᵀ W_newᵀ x_n) / (N d)``. With
     ``N = n`` this is Tipping and Bishop's EM; with ``N = n - 1`` it
     maximises the same likelihood with ``S`` scaled by ``n / (n - 1)``.
-    Each step costs ``O(n d k)``: no ``d × d`` matrix is formed.
+    Each step costs ``O(n d k)``: no ``d × d`` matrix is formed, only
+    ``k × k`` ones are inverted.
 
     Parameters
     ----------
@@ -165,6 +193,8 @@ def em_step(X_centered, W, sigma2, denominator):
     sigma2 : float
     denominator : int
         ``N = n - ddof``.
+    squared_norm : float, optional
+        ``‖X_c‖²_F``, computed when not given (pass it when iterating).
 
     Returns
     -------
@@ -174,23 +204,22 @@ def em_step(X_centered, W, sigma2, denominator):
         The objective at the *input* ``(W, σ²)``, from eq. ``eq-ppca-loglik``.
     """
     n_samples, n_features = X_centered.shape
+    k = W.shape[1]
+    if squared_norm is None:
+        squared_norm = float(np.einsum("ij,ij->", X_centered, X_centered))
     M = posterior_matrix(W, sigma2)
-    M_factor = scipy.linalg.cho_factor(M, check_finite=False)
+    M_inv = np.linalg.inv(M)
     XW = X_centered @ W
-    Ez = scipy.linalg.cho_solve(M_factor, XW.T, check_finite=False).T
-    M_inv = scipy.linalg.cho_solve(M_factor, np.eye(W.shape[1]), check_finite=False)
+    Ez = XW @ M_inv
     sum_Ezz = denominator * sigma2 * M_inv + Ez.T @ Ez
     XtEz = X_centered.T @ Ez
-    W_new = scipy.linalg.solve(sum_Ezz, XtEz.T, assume_a="pos", check_finite=False).T
-    squared_norm = float(np.einsum("ij,ij->", X_centered, X_centered))
+    W_new = np.linalg.solve(sum_Ezz, XtEz.T).T
     sigma2_new = (squared_norm - float(np.sum(XtEz * W_new))) / (denominator * n_features)
 
     # Objective at (W, σ²): -n/2 [d log 2π + log det C + tr(C⁻¹ S)], with
     # log det C = (d - k) log σ² + log det M and
-    # tr(C⁻¹ S) = (tr S - tr(M⁻¹ Wᵀ S W)) / σ²  (Woodbury).
-    log_det_C = (n_features - W.shape[1]) * np.log(sigma2) + 2.0 * np.sum(
-        np.log(np.diag(M_factor[0]))
-    )
+    # tr(C⁻¹ S) = (tr S - tr(M⁻¹ Wᵀ S W)) / σ²  (eq. eq-ppca-woodbury).
+    log_det_C = (n_features - k) * np.log(sigma2) + np.linalg.slogdet(M)[1]
     trace_C_inv_S = (squared_norm - float(np.sum(XW * Ez))) / (denominator * sigma2)
     log_likelihood = -0.5 * n_samples * (n_features * LOG_2PI + log_det_C + trace_C_inv_S)
     return W_new, sigma2_new, log_likelihood
@@ -381,8 +410,8 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         X_checked = self._check_data(X, min_samples=2, min_features=2)
         n_samples, n_features = X_checked.shape
         k = self._resolve_n_components(n_features)
-        observed = ~np.isnan(X_checked)
-        has_missing = not observed.all()
+        observed = ~np.isnan(X_checked) if self.allow_missing else None
+        has_missing = observed is not None and not observed.all()
         method = self._resolve_method(has_missing)
         if has_missing:
             self._check_missing_pattern(observed)
@@ -474,16 +503,24 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         n_samples, n_features = X.shape
         mean = X.mean(axis=0)
         X_centered = X - mean
-        if k >= n_samples:
-            # rank(X_c) <= n - 1 < k, so σ² = 0 (and the Gram matrix has only n eigenpairs)
-            total = float(np.einsum("ij,ij->", X_centered, X_centered))
-            self._check_noise_variance(0.0, total / ((n_samples - self.ddof) * n_features), k)
+        self._check_rank_bound(X_centered, k)
         U, eigenvalues, trace = top_eigenpairs_of_covariance(X_centered, k, self.ddof)
         sigma2 = ml_noise_variance(eigenvalues, trace, n_features)
         self._check_noise_variance(sigma2, trace / n_features, k)
         W = ml_loadings(U, eigenvalues, sigma2)
-        _, _, log_likelihood = em_step(X_centered, W, sigma2, n_samples - self.ddof)
+        log_likelihood = ml_log_likelihood(eigenvalues, sigma2, n_samples, n_features)
         return dict(mean=mean, W=W, sigma2=sigma2, n_iter=1, history=[log_likelihood])
+
+    def _check_rank_bound(self, X_centered, k):
+        """Refuse ``k ≥ n - 1``: then ``rank(X_c) ≤ n - 1 ≤ k`` and ``σ² = 0``.
+
+        Caught before any eigensolver or EM iteration runs (the Gram matrix
+        has only ``n`` eigenpairs, and EM would creep towards ``σ² = 0``).
+        """
+        n_samples, n_features = X_centered.shape
+        if k >= n_samples - 1:
+            total = float(np.einsum("ij,ij->", X_centered, X_centered))
+            self._check_noise_variance(0.0, total / ((n_samples - self.ddof) * n_features), k)
 
     @staticmethod
     def _check_noise_variance(sigma2, average_variance, k):
@@ -513,16 +550,18 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         mean = X.mean(axis=0)
         X_centered = X - mean
         denominator = n_samples - self.ddof
-        average_variance = float(np.einsum("ij,ij->", X_centered, X_centered)) / (
-            denominator * n_features
-        )
+        self._check_rank_bound(X_centered, k)
+        squared_norm = float(np.einsum("ij,ij->", X_centered, X_centered))
+        average_variance = squared_norm / (denominator * n_features)
         self._check_noise_variance(average_variance, average_variance, k)
         W, sigma2 = self._random_start(n_features, k, average_variance)
         n_observed = X.size
 
         def iterate(state):
             W, sigma2 = state
-            W_new, sigma2_new, log_likelihood = em_step(X_centered, W, sigma2, denominator)
+            W_new, sigma2_new, log_likelihood = em_step(
+                X_centered, W, sigma2, denominator, squared_norm
+            )
             self._check_noise_variance(sigma2_new, average_variance, k)
             return (W_new, sigma2_new), log_likelihood
 
