@@ -12,6 +12,9 @@ Modules mirror the chapters of the book:
   random Fourier features);
 * :mod:`pcalib.ppca` – chapter 4, :class:`PPCA` (closed form, EM, missing
   data, sampling);
+* :mod:`pcalib.elastic_net` – chapter 5, the elastic net by coordinate descent;
+* :mod:`pcalib.sparse_pca` – chapter 5, :class:`ElasticNetSPCA` (Zou, Hastie
+  and Tibshirani's sparse PCA);
 * :mod:`pcalib.datasets` – data that needs no network.
 """
 
@@ -19,12 +22,14 @@ from .factorization import FactorizationResult, pca_als, pca_gradient_descent
 from .kernel_pca import KernelPCA, KernelRankWarning
 from .out_of_core import DaskPCAResult, pca_dask
 from .pca import PCA
+from .sparse_pca import ElasticNetSPCA
 from .ppca import PPCA
 
 __all__ = [
     "PCA",
     "KernelPCA",
     "PPCA",
+    "ElasticNetSPCA",
     "KernelRankWarning",
     "DaskPCAResult",
     "FactorizationResult",
