@@ -25,6 +25,8 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from numbers import Integral, Real
+
 from ._validation import as_float_matrix, check_positive_float, check_positive_int
 
 
@@ -71,46 +73,90 @@ def coordinate_descent_sweep(G, beta, residual, coordinates, l1, l2):
     return largest_change
 
 
-def kkt_violations(residual, beta, l1):
+def kkt_violations(residual, beta, l1, slack=0.0):
     """Zero coefficients whose optimality condition ``|c_m - (G β)_m| ≤ λ₁/2`` fails."""
-    return np.flatnonzero((beta == 0.0) & (np.abs(residual) > 0.5 * l1 * (1 + 1e-12)))
+    return np.flatnonzero((beta == 0.0) & (np.abs(residual) > 0.5 * l1 + slack))
 
 
 def solve_on_support(G, c, signs, l1, l2):
-    """The solution for a known support and signs (eq. ``eq-spca-support``), or None.
+    """Stationary point for a given support and signs (eq. ``eq-spca-support``).
 
     If the non-zero coefficients are ``β_A`` with signs ``s``, stationarity of
     the objective on ``A`` is the linear system
-    ``(G_AA + λ₂ I) β_A = c_A - (λ₁/2) s``. Its solution is *the* minimiser when
-    it has the signs ``s`` and every other coefficient satisfies its KKT
-    condition; coordinate descent finds the support, this step finishes the
-    job exactly, instead of creeping on ill-conditioned (correlated) data.
+    ``(G_AA + λ₂ I) β_A = c_A - (λ₁/2) s``. Its solution is *the* minimiser
+    when it has the signs ``s`` and every other coefficient satisfies its
+    KKT condition.
+
+    Parameters
+    ----------
+    G : ndarray of shape (d, d)
+    c : ndarray of shape (d,)
+    signs : ndarray of shape (d,)
+        ``±1`` on the support, 0 elsewhere.
+    l1, l2 : float
 
     Returns
     -------
-    ndarray of shape (d,) or None
-        None when the solution does not have the assumed signs.
+    ndarray of shape (d,)
+        Zero off the support.
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        The system is singular (lasso with collinear columns).
     """
     support = np.flatnonzero(signs)
     beta = np.zeros_like(c)
     system = G[np.ix_(support, support)] + l2 * np.eye(support.size)
-    try:
-        beta[support] = np.linalg.solve(system, c[support] - 0.5 * l1 * signs[support])
-    except np.linalg.LinAlgError:  # singular system (lasso with collinear columns)
-        return None
-    if np.any(np.sign(beta[support]) != signs[support]):
-        return None
+    beta[support] = np.linalg.solve(system, c[support] - 0.5 * l1 * signs[support])
+    return beta
+
+
+def refine_on_orthant(G, c, beta, l1, l2):
+    """Exact minimiser within the sign pattern of ``beta``, dropping variables that hit 0.
+
+    Within the orthant of the signs ``s`` of ``beta`` the objective is a convex
+    quadratic whose minimiser is :func:`solve_on_support`'s. When that
+    minimiser has other signs, move from ``beta`` towards it as far as the
+    first coefficient reaching zero (the objective decreases along the whole
+    segment), set that coefficient to zero and start again with a smaller
+    support (the feature-sign search of Lee, Battle, Raina and Ng). Each round
+    removes a variable, so at most ``|support|`` linear solves are made.
+
+    Returns
+    -------
+    ndarray of shape (d,)
+        Exact on its support with consistent signs, or ``beta`` unchanged
+        when a linear system is singular (lasso with collinear columns).
+    """
+    beta = beta.copy()
+    while np.any(beta):
+        signs = np.sign(beta)
+        support = np.flatnonzero(signs)
+        try:
+            target = solve_on_support(G, c, signs, l1, l2)
+        except np.linalg.LinAlgError:
+            return beta
+        crossing = support[np.sign(target[support]) != signs[support]]
+        if crossing.size == 0:
+            return target
+        steps = beta[crossing] / (beta[crossing] - target[crossing])  # in (0, 1]
+        first = crossing[np.argmin(steps)]
+        beta += steps.min() * (target - beta)
+        beta[first] = 0.0
+        beta[np.sign(beta) != signs] = 0.0  # coefficients reaching 0 together with it
     return beta
 
 
 def elastic_net_gram(G, c, *, l1, l2, beta_init=None, max_iter=1000, tol=1e-10):
     """Minimise ``βᵀ G β - 2 cᵀβ + λ₂ ‖β‖² + λ₁ ‖β‖₁`` by coordinate descent.
 
-    Active-set strategy: sweep only the non-zero coefficients; when a sweep
-    leaves their signs unchanged, solve for them exactly on that support
-    (:func:`solve_on_support`); then check the optimality (KKT) condition of
-    every zero coefficient at once and add the violators. Cheap when the
-    solution is sparse, which is the point of the method.
+    Each round makes one coordinate-descent sweep over the current support
+    and the variables that violate their optimality condition, then solves
+    exactly within the resulting sign pattern (:func:`refine_on_orthant`),
+    and stops when every zero coefficient satisfies
+    ``|c_m - (G β)_m| ≤ λ₁/2`` (the KKT condition). Cheap when the solution
+    is sparse, and exact to rounding when it stops.
 
     Parameters
     ----------
@@ -123,40 +169,37 @@ def elastic_net_gram(G, c, *, l1, l2, beta_init=None, max_iter=1000, tol=1e-10):
     beta_init : ndarray of shape (d,), optional
         Warm start (copied).
     max_iter : int, default=1000
-        Largest number of sweeps.
+        Largest number of rounds.
     tol : float, default=1e-10
-        Stop when no coefficient moves by more than ``tol`` times the largest
-        coefficient in a sweep and no zero coefficient violates its condition.
+        Slack of the KKT test, relative to ``max |c|``.
 
     Returns
     -------
     beta : ndarray of shape (d,)
     n_iter : int
-        Number of sweeps made.
+        Number of rounds made.
     """
+    G, c = check_gram_problem(G, c)
+    l1, l2 = check_penalties(l1, l2)
+    check_positive_int(max_iter, name="max_iter")
+    check_positive_float(tol, name="tol")
     d = c.shape[0]
     beta = np.zeros(d) if beta_init is None else np.array(beta_init, dtype=np.float64)
+    if beta.shape != (d,):
+        raise ValueError(f"beta_init must have shape ({d},); got {beta.shape}.")
+    slack = tol * float(np.abs(c).max(initial=0.0))
     residual = c - G @ beta
-    active = list(np.flatnonzero(beta))
-    if not active:
-        active = list(kkt_violations(residual, beta, l1))
-    signs = np.sign(beta)
+    candidates = np.union1d(np.flatnonzero(beta), kkt_violations(residual, beta, l1, slack))
     for n_iter in range(1, max_iter + 1):
-        change = coordinate_descent_sweep(G, beta, residual, active, l1, l2)
-        new_signs = np.sign(beta)
-        if np.any(new_signs) and np.array_equal(new_signs, signs):
-            exact = solve_on_support(G, c, new_signs, l1, l2)
-            if exact is not None:
-                beta, residual, change = exact, c - G @ exact, 0.0
-        signs = new_signs
-        if change > tol * max(np.abs(beta).max(initial=0.0), np.finfo(float).tiny):
-            continue
-        violations = kkt_violations(residual, beta, l1)
+        coordinate_descent_sweep(G, beta, residual, candidates, l1, l2)
+        beta = refine_on_orthant(G, c, beta, l1, l2)
+        residual = c - G @ beta
+        violations = kkt_violations(residual, beta, l1, slack)
         if violations.size == 0:
             return beta, n_iter
-        active = sorted(set(np.flatnonzero(beta)) | set(violations))
+        candidates = np.union1d(np.flatnonzero(beta), violations)
     warnings.warn(
-        f"elastic net: coordinate descent stopped after max_iter={max_iter} sweeps "
+        f"elastic net: coordinate descent stopped after max_iter={max_iter} rounds "
         "before converging; increase max_iter or tol.",
         ConvergenceWarning,
         stacklevel=2,
@@ -165,12 +208,28 @@ def elastic_net_gram(G, c, *, l1, l2, beta_init=None, max_iter=1000, tol=1e-10):
 
 
 def check_penalties(l1, l2):
-    """Validate ``λ₁, λ₂``: finite numbers ``≥ 0``."""
+    """Validate ``λ₁, λ₂``: finite real numbers ``≥ 0``."""
     for value, name in ((l1, "l1"), (l2, "l2")):
-        if value == 0:
-            continue
-        check_positive_float(value, name=name)
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
+            raise TypeError(f"{name} must be a number >= 0, got {value!r}.")
+        if not (np.isfinite(value) and value >= 0):
+            raise ValueError(f"{name} must be a finite number >= 0, got {value}.")
     return float(l1), float(l2)
+
+
+def check_gram_problem(G, c):
+    """``G`` a finite square matrix and ``c`` a finite vector of matching length."""
+    G = as_float_matrix(G, name="G")
+    c = np.asarray(c, dtype=np.float64)
+    if G.shape[0] != G.shape[1]:
+        raise ValueError(f"G must be a square matrix (Xᵀ X); got shape {G.shape}.")
+    if c.ndim != 1 or c.shape[0] != G.shape[0]:
+        raise ValueError(
+            f"c must be a vector of length {G.shape[0]} (Xᵀ y); got shape {c.shape}."
+        )
+    if not np.all(np.isfinite(c)):
+        raise ValueError("c contains NaN or infinite values.")
+    return G, c
 
 
 def elastic_net(X, y, *, l1, l2, max_iter=1000, tol=1e-10):
@@ -198,21 +257,24 @@ def elastic_net(X, y, *, l1, l2, max_iter=1000, tol=1e-10):
             f"{np.shape(y)}."
         )
     y = as_float_matrix(np.reshape(y, (-1, 1)), name="y")
-    l1, l2 = check_penalties(l1, l2)
-    check_positive_int(max_iter, name="max_iter")
-    check_positive_float(tol, name="tol")
     return elastic_net_gram(X.T @ X, X.T @ y[:, 0], l1=l1, l2=l2, max_iter=max_iter, tol=tol)
 
 
-def elastic_net_n_nonzero(G, c, *, n_nonzero, l2, l1_start=None, max_iter=1000, tol=1e-10):
-    """Elastic net with exactly ``n_nonzero`` non-zero coefficients.
+def elastic_net_n_nonzero(G, c, *, n_nonzero, l2):
+    """Elastic net with exactly ``n_nonzero`` non-zero coefficients (eq. ``eq-spca-path``).
 
-    The number of non-zeros falls from ``d`` to 0 as ``λ₁`` grows to
-    ``λ₁_max = 2 max|c|``. Bisection on ``log λ₁`` finds the smallest ``λ₁``
-    whose solution has at most ``n_nonzero`` non-zeros: the point of the
-    regularisation path where the next variable is about to enter, the least
-    penalised solution with that support (this is what the LARS-EN path of
-    Zou and Hastie stops at). Each solve is warm-started from the last one.
+    Follows the regularisation path from ``λ₁ = 2 max|c|`` (all zero) down.
+    Between two knots the support ``A`` and the signs ``s`` are fixed and the
+    solution is linear in ``λ₁``: ``β_A = M⁻¹ c_A - (λ₁/2) M⁻¹ s`` with
+    ``M = G_AA + λ₂ I``. The next knot is where a zero coefficient's
+    optimality condition becomes tight (it enters) or an active coefficient
+    reaches zero (it leaves). The path is followed to the knot where an
+    ``(n_nonzero + 1)``-th variable is about to enter: the least penalised
+    solution with ``n_nonzero`` non-zeros, the point where the LARS-EN path of
+    Zou and Hastie's software stops. When tied variables enter together the
+    count can only be approximated (with a warning): the solution just before
+    the group that overshoots it, or, when the very first group already has
+    more than ``n_nonzero`` variables, that group.
 
     Parameters
     ----------
@@ -221,46 +283,69 @@ def elastic_net_n_nonzero(G, c, *, n_nonzero, l2, l1_start=None, max_iter=1000, 
     n_nonzero : int
         ``1 ≤ n_nonzero ≤ d``.
     l2 : float
-    l1_start : float, optional
-        A guess of ``λ₁`` (the previous iteration's), to narrow the bracket.
-    max_iter, tol
-        Passed to :func:`elastic_net_gram`.
 
     Returns
     -------
     beta : ndarray of shape (d,)
     l1 : float
-        The ``λ₁`` found.
+        The ``λ₁`` of that knot (0 when the path ends first).
     """
-    l1_max = 2.0 * float(np.abs(c).max())
-    if l1_max == 0.0:
-        return np.zeros_like(c), 0.0
-    if n_nonzero >= c.shape[0]:  # no L1 penalty needed: the ridge solution (G + λ₂ I) β = c
-        return np.linalg.lstsq(G + l2 * np.eye(c.shape[0]), c, rcond=None)[0], 0.0
-    low, high = 0.0, l1_max  # count(low) > n_nonzero >= count(high)
-    beta_high = np.zeros_like(c)
-    if l1_start is not None and 0.0 < l1_start < l1_max:
-        beta, _ = elastic_net_gram(G, c, l1=l1_start, l2=l2, max_iter=max_iter, tol=tol)
-        if np.count_nonzero(beta) > n_nonzero:
-            low = l1_start
-        else:
-            high, beta_high = l1_start, beta
-    for _ in range(200):
-        middle = np.sqrt(low * high) if low > 0.0 else 0.5 * high
-        beta, _ = elastic_net_gram(
-            G, c, l1=middle, l2=l2, beta_init=beta_high, max_iter=max_iter, tol=tol
-        )
-        if np.count_nonzero(beta) > n_nonzero:
-            low = middle
-        else:
-            high, beta_high = middle, beta
-        if high - low <= 1e-9 * high:
-            break
-    if np.count_nonzero(beta_high) != n_nonzero:
+    G, c = check_gram_problem(G, c)
+    _, l2 = check_penalties(0.0, l2)
+    d = c.shape[0]
+    if isinstance(n_nonzero, (bool, np.bool_)) or not isinstance(n_nonzero, Integral):
+        raise TypeError(f"n_nonzero must be an int, got {n_nonzero!r}.")
+    if not 1 <= n_nonzero <= d:
+        raise ValueError(f"n_nonzero must be between 1 and {d}; got {n_nonzero}.")
+    scale = float(np.abs(c).max())
+    if scale == 0.0:
+        return np.zeros(d), 0.0
+    level = 2.0 * scale
+    active = list(np.flatnonzero(np.abs(c) >= scale * (1 - 1e-12)))
+    signs = np.sign(c)
+    while True:
+        M = G[np.ix_(active, active)] + l2 * np.eye(len(active))
+        u = np.linalg.solve(M, c[active])
+        w = np.linalg.solve(M, 0.5 * signs[active])      # β_A(λ) = u - λ w
+        a = c - G[:, active] @ u                          # residual(λ) = a + λ b
+        b = G[:, active] @ w
+        inactive = np.setdiff1d(np.arange(d), active)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            enter_plus = a[inactive] / (0.5 - b[inactive])    # a + λ b = +λ/2
+            enter_minus = -a[inactive] / (0.5 + b[inactive])  # a + λ b = -λ/2
+            leave = u / w
+        below = level * (1 - 1e-12)
+        candidates = [(lam, "enter", m) for lam, m in zip(np.r_[enter_plus, enter_minus],
+                                                          np.r_[inactive, inactive])
+                      if 0.0 < lam < below]
+        candidates += [(lam, "leave", m) for lam, m in zip(leave, active) if 0.0 < lam < below]
+        if not candidates:  # the path reaches λ₁ = 0 with fewer variables
+            beta = np.zeros(d)
+            beta[active] = u
+            return beta, 0.0
+        level = max(lam for lam, _, _ in candidates)
+        events = [(kind, m) for lam, kind, m in candidates if lam >= level * (1 - 1e-9)]
+        entering = [m for kind, m in events if kind == "enter"]
+        beta = np.zeros(d)
+        beta[active] = u - level * w
+        if entering and len(active) >= n_nonzero:
+            return _report_count(beta, n_nonzero), level
+        leaving = {m for kind, m in events if kind == "leave"}
+        residual = a + level * b
+        for m in entering:
+            signs[m] = np.sign(residual[m])
+        active = [m for m in active if m not in leaving] + sorted(set(entering))
+        if len(active) > n_nonzero:  # several variables entered together
+            return _report_count(beta, n_nonzero), level
+
+
+def _report_count(beta, n_nonzero):
+    """Warn when ties made an exact count of non-zeros impossible."""
+    if np.count_nonzero(beta) != n_nonzero:
         warnings.warn(
             f"elastic net: no penalty gives exactly {n_nonzero} non-zero coefficients "
             f"(several variables enter the path together); returning "
-            f"{np.count_nonzero(beta_high)}.",
-            stacklevel=2,
+            f"{np.count_nonzero(beta)}.",
+            stacklevel=3,
         )
-    return beta_high, high
+    return beta

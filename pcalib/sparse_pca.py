@@ -44,9 +44,10 @@ def adjusted_variance(gram, loadings):
 
     With scores ``Z = X V`` (V: unit loadings as columns), the QR decomposition
     ``Z = Q R`` attributes to component ``j`` only the variance of what its
-    scores add to those of components ``1..j-1``: ``R_jj²``. From the Gram
-    matrix alone, ``R`` is the QR factor of ``G^{1/2} V``, because
-    ``Zᵀ Z = Vᵀ G V = (G^{1/2} V)ᵀ (G^{1/2} V)``.
+    scores add to those of components ``1..j-1``: ``R_jj²``. ``R`` depends on
+    ``Z`` only through ``Zᵀ Z = Vᵀ G V`` (k × k), so it is computed from the
+    Gram matrix alone: any ``Y`` with ``Yᵀ Y = Vᵀ G V`` (here
+    ``Λ^{1/2} Qᵀ`` from its eigendecomposition) has the same ``|R_jj|``.
 
     Parameters
     ----------
@@ -59,10 +60,11 @@ def adjusted_variance(gram, loadings):
     ndarray of shape (k,)
         ``R_jj²``, on the scale of ``G`` (variances when ``G`` is a covariance).
     """
-    eigenvalues, eigenvectors = scipy.linalg.eigh(gram, check_finite=False)
-    root = (eigenvectors * np.sqrt(np.clip(eigenvalues, 0.0, None))) @ eigenvectors.T
-    R = scipy.linalg.qr(root @ loadings, mode="r", check_finite=False)[0]
-    return np.diag(R)[: loadings.shape[1]] ** 2
+    scores_gram = loadings.T @ gram @ loadings
+    eigenvalues, eigenvectors = scipy.linalg.eigh(scores_gram, check_finite=False)
+    Y = np.sqrt(np.clip(eigenvalues, 0.0, None))[:, np.newaxis] * eigenvectors.T
+    R = scipy.linalg.qr(Y, mode="r", check_finite=False)[0]
+    return np.diag(R) ** 2
 
 
 def procrustes_rotation(gram, B):
@@ -99,8 +101,10 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         or the matrix given to :meth:`fit_gram`.
     n_nonzero : int or array-like of shape (k,), default=None
         Instead of ``l1_penalty``: the number of non-zero loadings of each
-        component; ``λ₁,j`` is then found for each elastic net (see
-        :func:`pcalib.elastic_net.elastic_net_n_nonzero`).
+        component; ``λ₁,j`` is then the knot of each elastic net's path (see
+        :func:`pcalib.elastic_net.elastic_net_n_nonzero`). The supports are
+        discrete, and the alternation can cycle between two of them; it then
+        stops at ``max_iter`` with a ``ConvergenceWarning``.
     l2_penalty : float, default=1e-6
         The ridge ``λ₂ ≥ 0`` of every elastic net. ``0`` is allowed when the
         Gram matrix is non-singular (``n > d``); a small positive value keeps
@@ -129,7 +133,7 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     pca_explained_variance_ratio_ : ndarray of shape (k,)
         Ordinary PCA's proportions, for comparison.
     l1_penalty_ : ndarray of shape (k,)
-        The ``λ₁,j`` used (found by bisection when ``n_nonzero`` is given).
+        The ``λ₁,j`` used (the knot of the path when ``n_nonzero`` is given).
     n_nonzero_ : ndarray of shape (k,)
         Non-zero loadings per component.
     n_iter_ : int
@@ -245,7 +249,9 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         if k > d:
             raise ValueError(f"n_components must be between 1 and n_features = {d}; got {k}.")
         l1, counts = self._penalties(k, d)
-        eigenvalues, eigenvectors = scipy.linalg.eigh(gram, check_finite=False)
+        eigenvalues, eigenvectors = scipy.linalg.eigh(
+            gram, subset_by_index=[d - k, d - 1], check_finite=False
+        )
         eigenvalues, eigenvectors = eigenvalues[::-1], eigenvectors[:, ::-1]
         total = float(np.trace(gram))
         if total <= 0.0:
@@ -264,8 +270,7 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
                     with warnings.catch_warnings():  # ties are reported once, at the end
                         warnings.filterwarnings("ignore", message="elastic net: no penalty gives")
                         B[:, j], l1_used[j] = elastic_net_n_nonzero(
-                            gram, c, n_nonzero=counts[j], l2=self.l2_penalty,
-                            l1_start=l1_used[j] or None)
+                            gram, c, n_nonzero=counts[j], l2=self.l2_penalty)
             A = procrustes_rotation(gram, B)
             new_loadings = normalise_columns(B)
             change = np.abs(new_loadings - loadings).max()

@@ -1,0 +1,545 @@
+"""Tests of :class:`pcalib.ElasticNetSPCA` (chapter 5): Zou–Hastie–Tibshirani sparse PCA.
+
+Expected values come from independent sources only: NumPy eigendecompositions
+of covariance and correlation matrices computed here, scikit-learn's ``PCA``
+(``explained_variance_``, ``explained_variance_ratio_``), the covariance
+matrix of Zou, Hastie and Tibshirani's synthetic example built exactly from
+its three hidden factors, the figures they published for it (adjusted
+variances 40.9% and 39.5%), adjusted variances computed here by NumPy's QR of
+the score matrix, by Cholesky of ``Vᵀ S V`` and by regressing one score on
+another, and the data-generating model. None of them is produced by pcalib
+itself.
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import load_breast_cancer, load_wine
+from sklearn.decomposition import PCA as SklearnPCA
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from estimator_checks import without_array_api_check
+
+from pcalib import ElasticNetSPCA
+
+# ---------------------------------------------------------------------------
+# Independent references and helpers
+# ---------------------------------------------------------------------------
+
+
+def zht_covariance():
+    """Exact 10 × 10 covariance of the ZHT synthetic example.
+
+    Hidden factors ``V1 ~ N(0, 290)``, ``V2 ~ N(0, 300)`` independent,
+    ``V3 = -0.3 V1 + 0.925 V2 + ε`` with ``ε ~ N(0, 1)``; observed
+    ``X1..X4 = V1 + noise``, ``X5..X8 = V2 + noise``, ``X9, X10 = V3 + noise``,
+    every noise ``N(0, 1)`` and independent.
+    """
+    factors = np.array(
+        [
+            [290.0, 0.0, -0.3 * 290.0],
+            [0.0, 300.0, 0.925 * 300.0],
+            [-0.3 * 290.0, 0.925 * 300.0, 0.3**2 * 290.0 + 0.925**2 * 300.0 + 1.0],
+        ]
+    )
+    which = np.repeat([0, 1, 2], [4, 4, 2])
+    return factors[np.ix_(which, which)] + np.eye(10)
+
+
+def zht_sample(n_samples, seed):
+    """Data drawn from the ZHT model."""
+    rng = np.random.default_rng(seed)
+    V1 = rng.normal(0.0, np.sqrt(290.0), n_samples)
+    V2 = rng.normal(0.0, np.sqrt(300.0), n_samples)
+    V3 = -0.3 * V1 + 0.925 * V2 + rng.standard_normal(n_samples)
+    hidden = np.column_stack([V1] * 4 + [V2] * 4 + [V3] * 2)
+    return hidden + rng.standard_normal((n_samples, 10))
+
+
+# the true sparse loadings: the averages of X5..X8 and of X1..X4
+ZHT_V1 = np.r_[np.zeros(4), 0.5 * np.ones(4), np.zeros(2)]
+ZHT_V2 = np.r_[0.5 * np.ones(4), np.zeros(6)]
+
+
+def make_data(n_samples, n_features, seed=0):
+    """Correlated Gaussian data with well separated eigenvalues and a non-zero mean."""
+    rng = np.random.default_rng(seed)
+    rotation = np.linalg.qr(rng.standard_normal((n_features, n_features)))[0]
+    mixing = rotation * np.linspace(3.0, 0.5, n_features)  # standard deviations 3 .. 0.5
+    return rng.standard_normal((n_samples, n_features)) @ mixing.T + rng.uniform(-5, 5, n_features)
+
+
+def principal_directions(S, k):
+    """Top ``k`` eigenvectors of ``S`` (NumPy), as rows."""
+    _, vectors = np.linalg.eigh(S)
+    return vectors[:, ::-1][:, :k].T
+
+
+def assert_rows_equal_up_to_sign(A, B, atol):
+    signs = np.sign(np.sum(A * B, axis=1))
+    np.testing.assert_allclose(A, signs[:, None] * B, rtol=0, atol=atol)
+
+
+def adjusted_variance_cholesky(S, V):
+    """``R_jj²`` with ``Vᵀ S V = Rᵀ R`` (Cholesky): Gram–Schmidt of the scores in ``S``."""
+    return np.diag(np.linalg.cholesky(V.T @ S @ V)) ** 2
+
+
+def wine_standardised():
+    return StandardScaler().fit_transform(load_wine().data)
+
+
+# ---------------------------------------------------------------------------
+# 1. No L1 penalty: ordinary PCA, also with a large ridge
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("standardize", [False, True])
+def test_no_l1_gives_the_principal_directions(standardize):
+    X = make_data(80, 6, seed=1)
+    model = ElasticNetSPCA(3, l1_penalty=0, standardize=standardize, tol=1e-12).fit(X)
+    S = np.corrcoef(X, rowvar=False) if standardize else np.cov(X, rowvar=False)
+    assert_rows_equal_up_to_sign(model.components_, principal_directions(S, 3), atol=1e-10)
+    reference = SklearnPCA(3).fit(StandardScaler().fit_transform(X) if standardize else X)
+    # the ratio does not depend on StandardScaler's 1/n against pcalib's 1/(n - 1)
+    np.testing.assert_allclose(model.pca_explained_variance_ratio_,
+                               reference.explained_variance_ratio_, rtol=1e-12)
+    # orthogonal, uncorrelated components: adjusted variance = PCA variance
+    np.testing.assert_allclose(model.explained_variance_ratio_,
+                               reference.explained_variance_ratio_, rtol=1e-10)
+    if not standardize:  # scikit-learn's variances use n - 1, like pcalib's covariance
+        np.testing.assert_allclose(model.explained_variance_, reference.explained_variance_,
+                                   rtol=1e-10)
+    np.testing.assert_array_equal(model.n_nonzero_, [6, 6, 6])
+    np.testing.assert_array_equal(model.l1_penalty_, [0.0, 0.0, 0.0])
+
+
+def test_no_l1_gives_the_principal_directions_of_ill_conditioned_data():
+    # breast-cancer data: radius, perimeter and area are nearly collinear, the
+    # correlation matrix has condition number ~1e5
+    X = load_breast_cancer().data
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = ElasticNetSPCA(4, l1_penalty=0.0, standardize=True, tol=1e-12).fit(X)
+    expected = principal_directions(np.corrcoef(X, rowvar=False), 4)
+    assert_rows_equal_up_to_sign(model.components_, expected, atol=1e-10)
+
+
+@pytest.mark.parametrize("l2", [10.0, 100.0, 1e4])
+def test_ridge_only_loadings_are_parallel_to_the_principal_directions(l2):
+    X = make_data(60, 5, seed=2)
+    S = np.cov(X, rowvar=False)
+    expected = principal_directions(S, 3)
+    # the chapter's proposition, directly: (S + λ₂ I)⁻¹ S v_j = λ_j / (λ_j + λ₂) v_j
+    eigenvalues = np.linalg.eigvalsh(S)[::-1][:3]
+    for v, lam in zip(expected, eigenvalues):
+        ridge = np.linalg.solve(S + l2 * np.eye(5), S @ v)
+        np.testing.assert_allclose(ridge, lam / (lam + l2) * v, rtol=0, atol=1e-13)
+    model = ElasticNetSPCA(3, l1_penalty=0.0, l2_penalty=l2, tol=1e-12).fit(X)
+    assert_rows_equal_up_to_sign(model.components_, expected, atol=1e-10)
+
+
+# ---------------------------------------------------------------------------
+# 2. The synthetic example of Zou, Hastie and Tibshirani
+# ---------------------------------------------------------------------------
+
+
+def test_zht_example_covariance_is_built_right():
+    # the sparse loadings' variances, by hand from the factor model
+    S = zht_covariance()
+    assert ZHT_V1 @ S @ ZHT_V1 == pytest.approx(0.25 * (4 * 301 + 12 * 300), rel=1e-12)
+    assert ZHT_V2 @ S @ ZHT_V2 == pytest.approx(0.25 * (4 * 291 + 12 * 290), rel=1e-12)
+    trace = 4 * 291 + 4 * 301 + 2 * (0.09 * 290 + 0.925**2 * 300 + 1 + 1)
+    assert np.trace(S) == pytest.approx(trace, rel=1e-12)
+    assert np.all(np.linalg.eigvalsh(S) > 0)
+
+
+@pytest.mark.parametrize("l2", [0.0, 1e-6, 1.0, 100.0])
+def test_zht_example_from_its_exact_covariance(l2):
+    S = zht_covariance()
+    # ordinary PCA mixes all ten variables
+    pca = principal_directions(S, 2)
+    assert np.all(np.abs(pca) > 1e-3)
+    # X5..X8 are exchangeable and enter the path together (so do X9, X10); the
+    # first alternation meets such a tie, the converged components do not: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = ElasticNetSPCA(2, n_nonzero=4, l2_penalty=l2, tol=1e-10).fit_gram(S)
+    # the true structure: exactly the averages of X5..X8 and of X1..X4
+    np.testing.assert_allclose(model.components_, np.vstack([ZHT_V1, ZHT_V2]), rtol=0,
+                               atol=1e-10)
+    np.testing.assert_array_equal(model.components_ == 0, np.vstack([ZHT_V1, ZHT_V2]) == 0)
+    np.testing.assert_array_equal(model.n_nonzero_, [4, 4])
+    # adjusted variance, by regression: var(v1ᵀx), then the residual variance of
+    # v2ᵀx after regressing it on v1ᵀx
+    var1, var2, cov12 = ZHT_V1 @ S @ ZHT_V1, ZHT_V2 @ S @ ZHT_V2, ZHT_V1 @ S @ ZHT_V2
+    expected = np.array([var1, var2 - cov12**2 / var1])
+    np.testing.assert_allclose(model.explained_variance_, expected, rtol=1e-10)
+    np.testing.assert_allclose(model.explained_variance_ratio_, expected / np.trace(S),
+                               rtol=1e-10)
+    # the published figures, 40.9% and 39.5% (rounded to 0.1%)
+    np.testing.assert_allclose(100 * model.explained_variance_ratio_, [40.9, 39.5], atol=0.05)
+    # ordinary PCA's proportions, for comparison
+    eigenvalues = np.linalg.eigvalsh(S)[::-1]
+    np.testing.assert_allclose(model.pca_explained_variance_ratio_,
+                               eigenvalues[:2] / eigenvalues.sum(), rtol=1e-12)
+    assert np.sum(model.explained_variance_ratio_) < np.sum(model.pca_explained_variance_ratio_)
+
+
+@pytest.mark.parametrize("n_nonzero", [3, [4, 2], 5])
+def test_zht_example_with_an_impossible_count_warns(n_nonzero):
+    # X1..X4 (and X5..X8) are exchangeable: they enter the path together, so no
+    # penalty gives 3 (or 2, or 5) non-zeros within a block
+    S = zht_covariance()
+    with pytest.warns(UserWarning, match="asked, but the components have"):
+        model = ElasticNetSPCA(2, n_nonzero=n_nonzero, tol=1e-10).fit_gram(S)
+    asked = np.broadcast_to(n_nonzero, (2,))
+    assert np.any(model.n_nonzero_ != asked)
+    np.testing.assert_array_equal(model.n_nonzero_, np.count_nonzero(model.components_, axis=1))
+    # by symmetry, exchangeable variables get equal loadings
+    for component in model.components_:
+        for block in (slice(0, 4), slice(4, 8), slice(8, 10)):
+            np.testing.assert_allclose(component[block], component[block][0], rtol=0, atol=1e-12)
+    for name in ("components_", "explained_variance_", "explained_variance_ratio_"):
+        assert np.all(np.isfinite(getattr(model, name))), name
+
+
+def test_zht_example_from_data():
+    X = zht_sample(5000, seed=3)
+    Xc = X - X.mean(axis=0)
+    S = np.cov(X, rowvar=False)
+    ideal = np.column_stack([ZHT_V1, ZHT_V2])
+    # (ridge, largest relative shortfall of the adjusted variance against the truth)
+    for l2, shortfall in ((1e-6, 0.02), (100.0, 1e-4)):
+        model = ElasticNetSPCA(2, n_nonzero=4, l2_penalty=l2, tol=1e-8).fit(X)
+        # the true support, exactly
+        np.testing.assert_array_equal(model.components_ != 0, ideal.T != 0)
+        # adjusted variance = R_jj² of the QR of the scores, over n - 1
+        R = np.linalg.qr(Xc @ model.components_.T, mode="r")
+        np.testing.assert_allclose(model.explained_variance_, np.diag(R) ** 2 / 4999, rtol=1e-10)
+        # sampling error at n = 5000: about 1/√n relative on a variance
+        np.testing.assert_allclose(100 * model.explained_variance_ratio_, [40.9, 39.5], atol=1.0)
+        # Rayleigh and Ky Fan bounds on the supports X5..X8 and X1..X8: no unit
+        # loading on them explains more than the top eigenvalue(s) of the sub-block
+        assert model.explained_variance_[0] <= np.linalg.eigvalsh(S[4:8, 4:8])[-1] * (1 + 1e-12)
+        top_two = np.sum(np.linalg.eigvalsh(S[:8, :8])[-2:])
+        assert np.sum(model.explained_variance_) <= top_two * (1 + 1e-12)
+        # ... and they come close to what the true loadings explain in this sample:
+        # with a tiny ridge the lasso weights the nearly collinear X5..X8 unevenly
+        # (about 1% of variance lost), a large ridge evens them out (grouping effect)
+        truth = adjusted_variance_cholesky(S, ideal)
+        assert np.sum(model.explained_variance_) >= np.sum(truth) * (1 - shortfall)
+    # with a large ridge the nearly collinear X5..X8 (and X1..X4) get nearly equal
+    # loadings (grouping effect); sampling noise (variance 1 against 300) remains
+    np.testing.assert_allclose(model.components_, ideal.T, rtol=0, atol=0.02)
+
+
+# ---------------------------------------------------------------------------
+# 3. Choosing sparsity by the number of non-zeros
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "loader, n_components, n_nonzero",
+    [
+        (load_wine, 1, 1),
+        (load_wine, 2, 3),
+        (load_wine, 2, [5, 2]),
+        (load_wine, 3, [13, 1, 4]),
+        (load_breast_cancer, 2, 3),
+        (load_breast_cancer, 2, np.array([5, 2])),
+        (load_breast_cancer, 2, [30, 3]),
+    ],
+)
+def test_n_nonzero_gives_exactly_that_many(loader, n_components, n_nonzero):
+    X = loader().data
+    model = ElasticNetSPCA(n_components, n_nonzero=n_nonzero, standardize=True).fit(X)
+    expected = np.broadcast_to(n_nonzero, (n_components,))
+    np.testing.assert_array_equal(model.n_nonzero_, expected)
+    np.testing.assert_array_equal(np.count_nonzero(model.components_, axis=1), expected)
+    # all variables kept needs no L1 penalty; fewer need a positive one
+    np.testing.assert_array_equal(model.l1_penalty_ == 0, expected == X.shape[1])
+    np.testing.assert_allclose(np.linalg.norm(model.components_, axis=1), 1.0, rtol=1e-12)
+
+
+def test_n_nonzero_with_more_features_than_samples():
+    X = make_data(12, 25, seed=4)
+    model = ElasticNetSPCA(3, n_nonzero=[2, 4, 6], l2_penalty=1.0).fit(X)
+    np.testing.assert_array_equal(model.n_nonzero_, [2, 4, 6])
+    assert np.all(np.isfinite(model.explained_variance_))
+
+
+# ---------------------------------------------------------------------------
+# 4. Gram-matrix input against data input
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("penalty", [dict(l1_penalty=[2.0, 1.0, 0.5]), dict(n_nonzero=[3, 4, 5])])
+def test_fit_gram_of_the_covariance_agrees_with_fit(penalty):
+    X = make_data(100, 7, seed=5)
+    model = ElasticNetSPCA(3, tol=1e-6, max_iter=1000, **penalty).fit(X)
+    gram_model = ElasticNetSPCA(3, tol=1e-6, max_iter=1000, **penalty).fit_gram(
+        np.cov(X, rowvar=False)
+    )
+    # the two covariance matrices differ in rounding only
+    np.testing.assert_allclose(gram_model.components_, model.components_, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(gram_model.explained_variance_, model.explained_variance_,
+                               rtol=1e-9)
+    np.testing.assert_array_equal(gram_model.n_nonzero_, model.n_nonzero_)
+    assert np.all((model.n_nonzero_ > 0) & (model.n_nonzero_ < 7))  # sparse, not empty
+    assert gram_model.mean_ is None and gram_model.n_features_in_ == 7
+
+
+@pytest.mark.parametrize("penalty", [dict(l1_penalty=0.3), dict(n_nonzero=[4, 6, 3])])
+def test_fit_gram_of_the_correlation_agrees_with_standardize(penalty):
+    X = load_wine().data
+    model = ElasticNetSPCA(3, standardize=True, tol=1e-6, max_iter=1000, **penalty).fit(X)
+    gram_model = ElasticNetSPCA(3, tol=1e-6, max_iter=1000, **penalty).fit_gram(
+        np.corrcoef(X, rowvar=False)
+    )
+    # the two correlation matrices differ in rounding only
+    np.testing.assert_allclose(gram_model.components_, model.components_, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(gram_model.explained_variance_, model.explained_variance_,
+                               rtol=1e-9)
+    np.testing.assert_allclose(model.explained_variance_ratio_,
+                               model.explained_variance_ / 13, rtol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# 5. Adjusted explained variance
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("standardize", [False, True])
+def test_adjusted_variance_is_the_qr_of_the_scores(standardize):
+    X = wine_standardised()[:, :8] * np.linspace(1, 3, 8) + 2.0
+    model = ElasticNetSPCA(4, l1_penalty=0.5, standardize=standardize).fit(X)
+    Xc = X - X.mean(axis=0)
+    if standardize:
+        Xc = Xc / X.std(axis=0, ddof=1)
+    scores = Xc @ model.components_.T
+    # the components are correlated: the plain variances of the scores overcount
+    correlation = np.corrcoef(scores, rowvar=False)
+    assert np.abs(correlation[np.triu_indices(4, 1)]).max() > 0.01
+    R = np.linalg.qr(scores, mode="r")
+    n = X.shape[0]
+    np.testing.assert_allclose(model.explained_variance_, np.diag(R) ** 2 / (n - 1), rtol=1e-10)
+    S = np.cov(Xc, rowvar=False)
+    np.testing.assert_allclose(model.explained_variance_,
+                               adjusted_variance_cholesky(S, model.components_.T), rtol=1e-10)
+    np.testing.assert_allclose(model.explained_variance_ratio_,
+                               model.explained_variance_ / np.trace(S), rtol=1e-12)
+    # the span of the first m sparse components explains at most what the first m
+    # principal components do (Ky Fan), hence also a total of at most 1
+    pca_ratio = np.linalg.eigvalsh(S)[::-1] / np.trace(S)
+    assert np.all(np.cumsum(model.explained_variance_ratio_)
+                  <= np.cumsum(pca_ratio[:4]) + 1e-12)
+    assert np.sum(model.explained_variance_ratio_) <= 1.0
+    np.testing.assert_allclose(model.pca_explained_variance_ratio_, pca_ratio[:4], rtol=1e-10)
+
+
+def test_adjusted_variance_of_all_components_with_no_penalty_is_the_total():
+    X = make_data(50, 4, seed=6)
+    model = ElasticNetSPCA(4, l1_penalty=0.0, tol=1e-12).fit(X)
+    assert np.sum(model.explained_variance_ratio_) == pytest.approx(1.0, rel=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# 6. Transform, sign convention, pipeline, feature names
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("standardize", [False, True])
+def test_transform_projects_the_centred_data(standardize):
+    X = make_data(70, 6, seed=7)
+    X_new = make_data(9, 6, seed=8)
+    model = ElasticNetSPCA(2, n_nonzero=3, standardize=standardize).fit(X)
+    mean = X.mean(axis=0)
+    scale = X.std(axis=0, ddof=1) if standardize else np.ones(6)
+    np.testing.assert_allclose(model.transform(X_new),
+                               (X_new - mean) / scale @ model.components_.T, rtol=1e-12)
+    np.testing.assert_allclose(model.fit_transform(X),
+                               (X - mean) / scale @ model.components_.T, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(model.mean_, mean, rtol=1e-13)
+
+
+def test_sign_convention_largest_entry_positive():
+    model = ElasticNetSPCA(3, l1_penalty=[3.0, 1.0, 0.3]).fit(make_data(60, 6, seed=9))
+    assert np.all(model.n_nonzero_ > 0)
+    largest = model.components_[np.arange(3), np.argmax(np.abs(model.components_), axis=1)]
+    assert np.all(largest > 0)
+
+
+def test_pipeline_and_feature_names():
+    data = load_wine(as_frame=True)
+    X, y = data.data, data.target
+    pipe = make_pipeline(StandardScaler(), ElasticNetSPCA(2, n_nonzero=4), LogisticRegression())
+    pipe.fit(X, y)
+    # the pipeline is exactly the composition of its steps
+    X_scaled = StandardScaler().fit_transform(X)
+    spca = ElasticNetSPCA(2, n_nonzero=4).fit(X_scaled)
+    clf = LogisticRegression().fit(spca.transform(X_scaled), y)
+    np.testing.assert_array_equal(pipe.predict(X), clf.predict(spca.transform(X_scaled)))
+    assert pipe.score(X, y) > 0.8  # two sparse components still separate the cultivars
+    np.testing.assert_array_equal(pipe[:-1].get_feature_names_out(),
+                                  ["elasticnetspca0", "elasticnetspca1"])
+    model = ElasticNetSPCA(3, l1_penalty=0.5).fit(X)
+    np.testing.assert_array_equal(model.feature_names_in_, X.columns)
+    out = model.set_output(transform="pandas").transform(X)
+    assert isinstance(out, pd.DataFrame)
+    assert list(out.columns) == ["elasticnetspca0", "elasticnetspca1", "elasticnetspca2"]
+    # a later fit_gram forgets the names of the earlier fit
+    model.fit_gram(np.cov(X.to_numpy(), rowvar=False))
+    assert not hasattr(model, "feature_names_in_")
+    assert model.mean_ is None and model.scale_ is None
+
+
+def test_get_params_set_params_clone():
+    model = ElasticNetSPCA(3, l1_penalty=[1.0, 2.0, 3.0], l2_penalty=0.1, tol=1e-7)
+    params = model.get_params()
+    assert params["n_components"] == 3 and params["l1_penalty"] == [1.0, 2.0, 3.0]
+    assert params["l2_penalty"] == 0.1 and params["tol"] == 1e-7 and params["n_nonzero"] is None
+    assert model.set_params(n_nonzero=2, tol=1e-4) is model
+    X = make_data(40, 5, seed=10)
+    model.fit(X)
+    copy = clone(model)
+    assert not hasattr(copy, "components_")
+    np.testing.assert_array_equal(copy.fit(X).components_, model.components_)
+
+
+# ---------------------------------------------------------------------------
+# 7. Warnings and errors
+# ---------------------------------------------------------------------------
+
+
+def test_too_large_l1_gives_an_empty_component_and_no_nan():
+    X = make_data(50, 5, seed=11)
+    trace = np.trace(np.cov(X, rowvar=False))
+    # λ₁ ≥ 2 max|S a| for every unit a makes every elastic net return 0
+    with pytest.warns(UserWarning, match=r"component\(s\) \[1\] have no non-zero loading"):
+        model = ElasticNetSPCA(2, l1_penalty=[1.0, 10 * trace]).fit(X)
+    np.testing.assert_array_equal(model.components_[1], np.zeros(5))
+    assert model.components_[0].any()
+    assert model.n_nonzero_[1] == 0 and model.explained_variance_[1] == 0.0
+    np.testing.assert_array_equal(model.transform(X)[:, 1], np.zeros(50))
+    for name in ("components_", "explained_variance_", "explained_variance_ratio_",
+                 "pca_explained_variance_ratio_", "l1_penalty_"):
+        assert np.all(np.isfinite(getattr(model, name))), name
+    with pytest.warns(UserWarning, match="no non-zero loading"):
+        model = ElasticNetSPCA(2, l1_penalty=10 * trace).fit(X)
+    np.testing.assert_array_equal(model.components_, np.zeros((2, 5)))
+    assert np.all(np.isfinite(model.transform(X)))
+
+
+def test_convergence_warning_with_max_iter_1():
+    X = make_data(50, 5, seed=12)
+    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+        model = ElasticNetSPCA(2, l1_penalty=5.0, max_iter=1).fit(X)
+    assert model.n_iter_ == 1
+    assert np.all(np.isfinite(model.components_))
+
+
+def test_not_fitted_and_transform_after_fit_gram():
+    with pytest.raises(NotFittedError):
+        ElasticNetSPCA().transform(np.ones((3, 4)))
+    model = ElasticNetSPCA(2, l1_penalty=0.1).fit_gram(np.cov(make_data(30, 4, seed=13),
+                                                              rowvar=False))
+    with pytest.raises(ValueError, match="fit_gram"):
+        model.transform(np.ones((3, 4)))
+
+
+@pytest.mark.parametrize(
+    "params, error, name",
+    [
+        (dict(l1_penalty=-1.0), ValueError, "l1_penalty"),
+        (dict(l1_penalty=np.nan), ValueError, "l1_penalty"),
+        (dict(l1_penalty=[1.0, -1.0]), ValueError, "l1_penalty"),
+        (dict(l1_penalty=[1.0, 2.0, 3.0]), ValueError, "l1_penalty"),
+        (dict(l1_penalty="big"), TypeError, "l1_penalty"),
+        (dict(l1_penalty=None), TypeError, "l1_penalty"),
+        (dict(l2_penalty=-1.0), ValueError, "l2_penalty"),
+        (dict(l2_penalty=np.nan), ValueError, "l2_penalty"),
+        (dict(l2_penalty=np.inf), ValueError, "l2_penalty"),
+        (dict(n_nonzero=0), ValueError, "n_nonzero"),
+        (dict(n_nonzero=6), ValueError, "n_nonzero"),
+        (dict(n_nonzero=[2, 6]), ValueError, "n_nonzero"),
+        (dict(n_nonzero=[2, 2, 2]), ValueError, "n_nonzero"),
+        (dict(n_nonzero=2.0), TypeError, "n_nonzero"),
+        (dict(n_nonzero=True), TypeError, "n_nonzero"),
+        (dict(n_components=6), ValueError, "n_components"),
+        (dict(n_components=0), ValueError, "n_components"),
+        (dict(n_components=2.0), TypeError, "n_components"),
+        (dict(standardize="yes"), TypeError, "standardize"),
+        (dict(max_iter=0), ValueError, "max_iter"),
+        (dict(tol=-1.0), ValueError, "tol"),
+    ],
+)
+def test_bad_parameters_raise_naming_them(params, error, name):
+    X = make_data(20, 5, seed=14)
+    with pytest.raises(error, match=name):
+        ElasticNetSPCA(**{"n_components": 2, **params}).fit(X)
+    with pytest.raises(error, match=name):
+        ElasticNetSPCA(**{"n_components": 2, **params}).fit_gram(np.cov(X, rowvar=False))
+
+
+def test_bad_gram_raises():
+    S = np.cov(make_data(20, 4, seed=15), rowvar=False)
+    asymmetric = S.copy()
+    asymmetric[0, 1] += 0.1 * np.abs(S).max()
+    eigenvalues = np.linalg.eigvalsh(S)
+    indefinite = S - (eigenvalues[0] + 0.1 * eigenvalues[-1]) * np.eye(4)
+    assert np.linalg.eigvalsh(indefinite)[0] < 0
+    with_nan = S.copy()
+    with_nan[1, 1] = np.nan
+    model = ElasticNetSPCA(2, l1_penalty=0.1)
+    with pytest.raises(ValueError, match="square"):
+        model.fit_gram(S[:3])
+    with pytest.raises(ValueError, match="symmetric"):
+        model.fit_gram(asymmetric)
+    with pytest.raises(ValueError, match="positive semi-definite"):
+        model.fit_gram(indefinite)
+    with pytest.raises(ValueError, match="NaN"):
+        model.fit_gram(with_nan)
+    with pytest.raises(ValueError, match="gram"):
+        model.fit_gram(np.ones(4))
+    with pytest.raises(ValueError, match="variance"):
+        model.fit_gram(np.zeros((4, 4)))
+
+
+def test_bad_data_raises():
+    X = make_data(20, 4, seed=16)
+    X[3, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        ElasticNetSPCA(2).fit(X)
+    with pytest.raises(ValueError, match="sample"):
+        ElasticNetSPCA(2).fit(np.ones((1, 4)))
+    model = ElasticNetSPCA(2, l1_penalty=0.1).fit(make_data(20, 4, seed=17))
+    with pytest.raises(ValueError, match="NaN"):
+        model.transform(X)
+    with pytest.raises(ValueError, match="features"):
+        model.transform(np.ones((3, 5)))
+
+
+# ---------------------------------------------------------------------------
+# 8. scikit-learn's estimator checks
+# ---------------------------------------------------------------------------
+
+
+@without_array_api_check(
+    parametrize_with_checks(
+        [
+            ElasticNetSPCA(),
+            ElasticNetSPCA(n_nonzero=2),
+            ElasticNetSPCA(standardize=True, l1_penalty=0.1),
+        ]
+    )
+)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
