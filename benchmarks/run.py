@@ -48,11 +48,13 @@ import scipy.linalg
 import sklearn
 import sklearn.decomposition
 import sklearn.kernel_approximation
+import sklearn.linear_model
 import sklearn.pipeline
 import threadpoolctl
 from sklearn.exceptions import ConvergenceWarning
 
 import pcalib
+import pcalib.elastic_net
 
 # --------------------------------------------------------------------------- #
 # Cases                                                                        #
@@ -608,6 +610,219 @@ def ppca_closed_form(quick):
     ]
 
 
+# --------------------------------------------------------------------------- #
+# Chapter 5: sparse PCA                                                        #
+# --------------------------------------------------------------------------- #
+
+# Chapter 5 data: ``sparse_factors``. Five latent factors with these standard
+# deviations (distinct, so that the five principal directions are well
+# separated: the top covariance eigenvalues are about 216, 154, 131, 72 and 35
+# at 2 000 x 500, the sixth 2.3), each loading on its own block of variables.
+SPARSE_PCA_FACTOR_STDS = (3.0, 2.6, 2.2, 1.8, 1.4)
+# scikit-learn's SparsePCA penalty, chosen by hand (alpha in 1, 3, 5, 8 tried)
+# so that its components have the same number of non-zeros as the blocks at
+# both sizes: alpha = 1 (the default) leaves about 180 per component at full
+# size, 3 about 21, 5 and 8 exactly 20. Its code entries are about
+# sqrt(n) x loading x factor std on a block and of order 1 off it.
+SPARSE_PCA_SKLEARN_ALPHA = 5.0
+
+
+def sparse_factors(n_samples, n_features, *, per_factor, seed=0):
+    """Data with five sparse latent directions, and the true supports.
+
+    ``X = F W + E + offset``: the ``n × 5`` factors ``F`` are Gaussian with
+    standard deviations ``SPARSE_PCA_FACTOR_STDS``; row ``j`` of the ``5 × d``
+    loading matrix ``W`` is non-zero only on its own block of ``per_factor``
+    variables (disjoint blocks drawn at random), with magnitudes uniform in
+    [0.5, 1.5] and random signs; ``E`` is standard Gaussian noise on every
+    variable; every variable gets a random offset of about 5 (so centring
+    matters). All from ``np.random.default_rng(seed)``. Returned C-contiguous
+    float64, with the list of the five blocks (sorted index arrays).
+    """
+    rng = np.random.default_rng(seed)
+    stds = np.asarray(SPARSE_PCA_FACTOR_STDS)
+    k = stds.size
+    order = rng.permutation(n_features)
+    supports = [np.sort(order[j * per_factor : (j + 1) * per_factor]) for j in range(k)]
+    W = np.zeros((k, n_features))
+    for j, support in enumerate(supports):
+        W[j, support] = rng.uniform(0.5, 1.5, per_factor) * rng.choice([-1.0, 1.0], per_factor)
+    F = rng.standard_normal((n_samples, k)) * stds
+    noise = rng.standard_normal((n_samples, n_features))
+    X = F @ W + noise + 5.0 * rng.standard_normal(n_features)
+    return np.ascontiguousarray(X, dtype=np.float64), supports
+
+
+def elastic_net_optimality(X, y, beta, l1, l2):
+    """KKT violation and relative duality gap of ``β`` for ``‖y - Xβ‖² + l2‖β‖² + l1‖β‖₁``.
+
+    With ``g = 2 (Xᵀ(y - Xβ) - l2 β)`` (minus the gradient of the smooth part),
+    optimality is ``g_m = l1 sign(β_m)`` where ``β_m ≠ 0`` and ``|g_m| ≤ l1``
+    where ``β_m = 0``; the violation is the largest deviation, over ``l1``.
+    The gap is that of the lasso on the augmented data ``[X; √l2 I]``,
+    ``[y; 0]``: primal ``P(β)`` minus the dual ``2θᵀỹ - ‖θ‖²`` at the feasible
+    point ``θ = s r̃`` (the augmented residual, scaled so that ``‖2X̃ᵀθ‖∞ ≤ l1``),
+    divided by ``P(β)``. Both are computed here from ``X`` and ``y``, the same
+    way for both libraries.
+    """
+    r = y - X @ beta
+    g = 2.0 * (X.T @ r - l2 * beta)
+    violation = np.where(
+        beta != 0.0, np.abs(g - l1 * np.sign(beta)), np.maximum(np.abs(g) - l1, 0.0)
+    )
+    squared = r @ r + l2 * (beta @ beta)
+    primal = squared + l1 * np.abs(beta).sum()
+    s = min(1.0, l1 / np.abs(g).max())
+    dual = 2.0 * s * (r @ y) - s * s * squared
+    return float(violation.max() / l1), float((primal - dual) / primal)
+
+
+def elastic_net_agreement(X, y, l1, l2):
+    """Accuracy function: pcalib's ``(β, n_iter)`` against a fitted sklearn ``ElasticNet``."""
+
+    def accuracy(pcalib_result, skl):
+        beta, n_iter = pcalib_result
+        rel = np.abs(beta - skl.coef_).max() / np.abs(beta).max()
+        kkt_a, gap_a = elastic_net_optimality(X, y, beta, l1, l2)
+        kkt_b, gap_b = elastic_net_optimality(X, y, skl.coef_, l1, l2)
+        return (
+            f"max|db|/max|b| {rel:.1e}; "
+            f"nnz {np.count_nonzero(beta)}/{np.count_nonzero(skl.coef_)}; "
+            f"KKT/l1 {kkt_a:.0e}/{kkt_b:.0e}; gap/P {gap_a:.0e}/{gap_b:.0e}; "
+            f"sweeps {n_iter}/{skl.n_iter_}"
+        )
+
+    return accuracy
+
+
+def sparse_pca_elastic_net(quick):
+    """Chapter 5: pcalib's elastic net against sklearn's ``ElasticNet`` on a sparse-PCA subproblem.
+
+    The subproblem is the first elastic net of ``ElasticNetSPCA``'s first
+    iteration: ``y = Xs a₁`` regressed on ``Xs = (X - mean) / √(n - 1)``
+    (so that ``Xsᵀ Xs`` is the covariance matrix the estimator works on), with
+    ``a₁`` the first principal direction, the estimator's default ``l2`` and an
+    ``l1`` inside the range that gives ``per_factor`` non-zeros.
+    """
+    n, d, s = (500, 100, 10) if quick else (2_000, 500, 20)
+    X, _ = sparse_factors(n, d, per_factor=s, seed=0)
+    # Fortran order: the layout sklearn's coordinate descent works on, so that its
+    # fit does not copy Xs (pcalib's Xsᵀ Xs is as fast in either order).
+    Xs = np.asfortranarray((X - X.mean(axis=0)) / np.sqrt(n - 1))
+    G = Xs.T @ Xs
+    a1 = scipy.linalg.eigh(G, subset_by_index=[d - 1, d - 1], check_finite=False)[1][:, 0]
+    y = Xs @ a1
+    c = Xs.T @ y
+    l2 = pcalib.ElasticNetSPCA().l2_penalty
+    # The smallest l1 giving <= s non-zeros, and <= s - 1: the geometric mean lies
+    # inside the range of exactly s, away from both ends (untimed).
+    l1_s = pcalib.elastic_net.elastic_net_n_nonzero(G, c, n_nonzero=s, l2=l2)[1]
+    l1_fewer = pcalib.elastic_net.elastic_net_n_nonzero(G, c, n_nonzero=s - 1, l2=l2)[1]
+    l1 = float(np.sqrt(l1_s * l1_fewer))
+    # sklearn minimises ‖y - Xw‖²/(2n) + αρ‖w‖₁ + α(1 - ρ)‖w‖²/2; times 2n this is
+    # the problem above with l1 = 2nαρ and l2 = nα(1 - ρ).
+    settings = dict(
+        alpha=(l1 + 2.0 * l2) / (2.0 * n), l1_ratio=l1 / (l1 + 2.0 * l2), fit_intercept=False
+    )
+    accuracy = elastic_net_agreement(Xs, y, l1, l2)
+    shape = f"{n}x{d}, l1={l1:.3g}, l2={l2:g}"
+    return [
+        Case(
+            name=f"elastic_net(X, y) {shape}",
+            reference_name="sklearn ElasticNet(fit_intercept=False).fit",
+            pcalib=lambda: pcalib.elastic_net.elastic_net(Xs, y, l1=l1, l2=l2),
+            reference=lambda: sklearn.linear_model.ElasticNet(**settings).fit(Xs, y),
+            accuracy=accuracy,
+            target=1.5,
+        ),
+        Case(
+            name=f"elastic_net_gram(G, c) {shape}",
+            reference_name="info: sklearn ElasticNet(precompute=G).fit",
+            pcalib=lambda: pcalib.elastic_net.elastic_net_gram(G, c, l1=l1, l2=l2),
+            reference=lambda: sklearn.linear_model.ElasticNet(precompute=G, **settings).fit(Xs, y),
+            accuracy=accuracy,
+            target=None,
+        ),
+    ]
+
+
+def sparse_pca_agreement(X, supports, reference_kind):
+    """Accuracy function: a fitted ``ElasticNetSPCA`` against sklearn's ``SparsePCA`` or ``PCA``.
+
+    Reports the non-zeros per component of each, the fraction of the true
+    block entries found (for each block, the largest overlap with one
+    component's support, summed over blocks, over the blocks' total size), the
+    adjusted variance ratio (ZHT: ``Σ R_jj² / trace`` with ``R`` from the QR of
+    the scores ``Xc Vᵀ``, unit rows ``V`` in the order each library returns
+    them; computed here from the data, for both), and pcalib's ``n_iter_``.
+    """
+    Xc = X - X.mean(axis=0)
+    total = float(np.einsum("ij,ij->", Xc, Xc))
+
+    def adjusted_ratio(components):
+        V = components / np.linalg.norm(components, axis=1, keepdims=True)
+        R = scipy.linalg.qr(Xc @ V.T, mode="r", check_finite=False)[0]
+        return float(np.sum(np.diag(R) ** 2) / total)
+
+    def found(components):
+        hits = sum(max(np.isin(s, np.flatnonzero(v)).sum() for v in components) for s in supports)
+        return hits / sum(s.size for s in supports)
+
+    def accuracy(spca, skl):
+        nnz = ",".join(map(str, np.count_nonzero(spca.components_, axis=1)))
+        common = (
+            f"pcalib nnz {nnz}, supports found {found(spca.components_):.0%}, "
+            f"adj var ratio {adjusted_ratio(spca.components_):.4f} "
+            f"(own {spca.explained_variance_ratio_.sum():.4f}), n_iter_ {spca.n_iter_}"
+        )
+        if reference_kind == "pca":
+            return (
+                f"{common}; PCA var ratio {skl.explained_variance_ratio_.sum():.4f} "
+                f"(solver {getattr(skl, '_fit_svd_solver', '?')})"
+            )
+        skl_nnz = ",".join(map(str, np.count_nonzero(skl.components_, axis=1)))
+        return (
+            f"{common}; sklearn nnz {skl_nnz}, found {found(skl.components_):.0%}, "
+            f"adj var ratio {adjusted_ratio(skl.components_):.4f}, n_iter_ {skl.n_iter_}"
+        )
+
+    return accuracy
+
+
+def sparse_pca_fit(quick):
+    """Chapter 5: ``ElasticNetSPCA.fit`` against sklearn's ``SparsePCA`` and ``PCA`` (info only)."""
+    n, d, s = (500, 100, 10) if quick else (2_000, 500, 20)
+    k = len(SPARSE_PCA_FACTOR_STDS)
+    X, supports = sparse_factors(n, d, per_factor=s, seed=0)
+
+    def fit_pcalib():
+        return pcalib.ElasticNetSPCA(n_components=k, n_nonzero=s).fit(X)
+
+    shape = f"{n}x{d}, k={k}, n_nonzero={s}"
+    return [
+        Case(
+            name=f"ElasticNetSPCA.fit {shape}",
+            reference_name=f"info: sklearn SparsePCA(alpha={SPARSE_PCA_SKLEARN_ALPHA:g}).fit",
+            pcalib=fit_pcalib,
+            reference=lambda: sklearn.decomposition.SparsePCA(
+                n_components=k, alpha=SPARSE_PCA_SKLEARN_ALPHA, random_state=0
+            ).fit(X),
+            accuracy=sparse_pca_agreement(X, supports, "sparse"),
+            target=None,
+            repeat=2,
+        ),
+        Case(
+            name=f"ElasticNetSPCA.fit {shape}",
+            reference_name="floor: sklearn PCA(5).fit",
+            pcalib=fit_pcalib,
+            reference=lambda: sklearn.decomposition.PCA(n_components=k, random_state=0).fit(X),
+            accuracy=sparse_pca_agreement(X, supports, "pca"),
+            target=None,
+            repeat=1,
+        ),
+    ]
+
+
 # Later chapters: append a factory ``f(quick: bool) -> list[Case]`` here.
 CASE_FACTORIES = [
     pca_fit_tall,
@@ -617,6 +832,8 @@ CASE_FACTORIES = [
     kernel_pca_exact,
     kernel_pca_approximate,
     ppca_closed_form,
+    sparse_pca_elastic_net,
+    sparse_pca_fit,
 ]
 
 
