@@ -300,43 +300,43 @@ def elastic_net_n_nonzero(G, c, *, n_nonzero, l2):
     scale = float(np.abs(c).max())
     if scale == 0.0:
         return np.zeros(d), 0.0
+    if n_nonzero == d:  # no L1 penalty needed: the ridge solution (G + λ₂ I) β = c
+        return np.linalg.lstsq(G + l2 * np.eye(d), c, rcond=None)[0], 0.0
     level = 2.0 * scale
-    active = list(np.flatnonzero(np.abs(c) >= scale * (1 - 1e-12)))
+    active = np.flatnonzero(np.abs(c) >= scale * (1 - 1e-12))
     signs = np.sign(c)
     while True:
-        M = G[np.ix_(active, active)] + l2 * np.eye(len(active))
+        M = G[np.ix_(active, active)] + l2 * np.eye(active.size)
         u = np.linalg.solve(M, c[active])
         w = np.linalg.solve(M, 0.5 * signs[active])      # β_A(λ) = u - λ w
         a = c - G[:, active] @ u                          # residual(λ) = a + λ b
         b = G[:, active] @ w
-        inactive = np.setdiff1d(np.arange(d), active)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            enter_plus = a[inactive] / (0.5 - b[inactive])    # a + λ b = +λ/2
-            enter_minus = -a[inactive] / (0.5 + b[inactive])  # a + λ b = -λ/2
-            leave = u / w
         below = level * (1 - 1e-12)
-        candidates = [(lam, "enter", m) for lam, m in zip(np.r_[enter_plus, enter_minus],
-                                                          np.r_[inactive, inactive])
-                      if 0.0 < lam < below]
-        candidates += [(lam, "leave", m) for lam, m in zip(leave, active) if 0.0 < lam < below]
-        if not candidates:  # the path reaches λ₁ = 0 with fewer variables
-            beta = np.zeros(d)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            enter = np.fmax(_in_range(a / (0.5 - b), below),    # a + λ b = +λ/2
+                            _in_range(-a / (0.5 + b), below))   # a + λ b = -λ/2
+            leave = _in_range(u / w, below)
+        enter[active] = -np.inf
+        next_level = max(enter.max(), leave.max(initial=-np.inf))
+        beta = np.zeros(d)
+        if next_level == -np.inf:  # the path reaches λ₁ = 0 with fewer variables
             beta[active] = u
             return beta, 0.0
-        level = max(lam for lam, _, _ in candidates)
-        events = [(kind, m) for lam, kind, m in candidates if lam >= level * (1 - 1e-9)]
-        entering = [m for kind, m in events if kind == "enter"]
-        beta = np.zeros(d)
+        level = next_level
+        entering = np.flatnonzero(enter >= level * (1 - 1e-9))
+        leaving = active[leave >= level * (1 - 1e-9)]
         beta[active] = u - level * w
-        if entering and len(active) >= n_nonzero:
+        if entering.size and active.size >= n_nonzero:
             return _report_count(beta, n_nonzero), level
-        leaving = {m for kind, m in events if kind == "leave"}
-        residual = a + level * b
-        for m in entering:
-            signs[m] = np.sign(residual[m])
-        active = [m for m in active if m not in leaving] + sorted(set(entering))
-        if len(active) > n_nonzero:  # several variables entered together
+        signs[entering] = np.sign(a[entering] + level * b[entering])
+        active = np.union1d(np.setdiff1d(active, leaving), entering)
+        if active.size > n_nonzero:  # several variables entered together
             return _report_count(beta, n_nonzero), level
+
+
+def _in_range(values, upper):
+    """``values`` where they lie in ``(0, upper)``, ``-inf`` elsewhere (and for NaN)."""
+    return np.where((values > 0.0) & (values < upper), values, -np.inf)
 
 
 def _report_count(beta, n_nonzero):
