@@ -21,11 +21,10 @@ minimises ``‖y - X w‖² / (2n) + α ρ ‖w‖₁ + α (1 - ρ) ‖w‖² / 
 """
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-
-from numbers import Integral, Real
 
 from ._validation import as_float_matrix, check_positive_float, check_positive_int
 
@@ -51,13 +50,7 @@ def coordinate_descent_sweep(G, beta, residual, coordinates, l1, l2):
         Updated in place.
     coordinates : iterable of int
     l1, l2 : float
-
-    Returns
-    -------
-    float
-        The largest absolute change of a coefficient in this pass.
     """
-    largest_change = 0.0
     half_l1 = 0.5 * l1
     for m in coordinates:
         curvature = G[m, m] + l2
@@ -69,8 +62,6 @@ def coordinate_descent_sweep(G, beta, residual, coordinates, l1, l2):
         if new != old:
             beta[m] = new
             residual -= (new - old) * G[m]
-            largest_change = max(largest_change, abs(new - old))
-    return largest_change
 
 
 def kkt_violations(residual, beta, l1, slack=0.0):

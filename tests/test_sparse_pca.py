@@ -532,6 +532,10 @@ def test_bad_data_raises():
 # ---------------------------------------------------------------------------
 
 
+# The checks' small random data leave some components empty at these
+# penalties; the warning saying so is the documented behaviour (tested in
+# section 7), not a failure of the check.
+@pytest.mark.filterwarnings("ignore:component\\(s\\) .* have no non-zero loading:UserWarning")
 @without_array_api_check(
     parametrize_with_checks(
         [
