@@ -1,0 +1,398 @@
+"""Robust PCA: principal component pursuit and L1 factorisation (chapter 7, ``book/robust_pca.md``).
+
+Principal component pursuit (Candès, Li, Ma and Wright) splits a matrix into a
+low-rank part and a sparse part (eq. ``eq-rpca-pcp``):
+
+    minimise ‖L‖_* + λ ‖S‖₁   subject to   L + S = M ,
+
+with ``λ = 1/√max(n₁, n₂)`` by default. :class:`RobustPCA` solves it by the
+inexact augmented Lagrangian method of Lin, Chen and Ma: with the augmented
+Lagrangian ``‖L‖_* + λ‖S‖₁ + ⟨Y, M - L - S⟩ + (μ/2)‖M - L - S‖²_F``
+(eq. ``eq-rpca-lagrangian``), minimising over ``L`` is singular-value
+thresholding at ``1/μ`` and over ``S`` entrywise soft thresholding at
+``λ/μ`` (eqs. ``eq-rpca-L-step`` and ``eq-rpca-S-step``).
+
+:func:`l1_low_rank` fits ``X ≈ 1 mᵀ + Z Wᵀ`` under the entrywise L1 loss by
+iteratively reweighted least squares, for the chapter's comparison with the
+squared loss of PCA.
+"""
+
+import warnings
+
+import numpy as np
+import scipy.linalg
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import validate_data
+
+from ._signs import flip_signs
+from ._validation import (
+    as_float_matrix,
+    as_generator,
+    check_fitted,
+    check_option,
+    check_positive_float,
+    check_positive_int,
+)
+from .elastic_net import soft_threshold
+
+SVD_MODES = ("auto", "full", "truncated")
+# The truncated SVD is used while the predicted rank is below this share of
+# min(n₁, n₂) (benchmarks/README.md, chapter 7, measures where it pays).
+TRUNCATED_SVD_SHARE = 0.25
+
+
+def randomized_svd_triplets(M, k, rng, *, n_oversamples=10, n_power_iterations=2):
+    """Top ``k`` singular triplets of ``M`` by a randomized range finder (chapter 2).
+
+    ``Q`` spans ``(M Mᵀ)^q M Ω`` for a Gaussian ``Ω`` with ``k + p`` columns
+    (re-orthonormalised between power steps); the SVD of the small ``Qᵀ M``
+    gives the triplets. Accurate when the spectrum beyond ``k + p`` is small,
+    which is the case for ``M - S + Y/μ`` once ``S`` has been found.
+
+    Returns
+    -------
+    U : ndarray of shape (n1, k)
+    s : ndarray of shape (k,), decreasing
+    Vt : ndarray of shape (k, n2)
+    """
+    width = min(k + n_oversamples, min(M.shape))
+
+    def orthonormal_basis(Y):
+        return np.linalg.qr(Y)[0]
+
+    Q = orthonormal_basis(M @ rng.standard_normal((M.shape[1], width)))
+    for _ in range(n_power_iterations):
+        Q = orthonormal_basis(M @ orthonormal_basis(M.T @ Q))
+    U_small, s, Vt = np.linalg.svd(Q.T @ M, full_matrices=False)
+    return (Q @ U_small)[:, :k], s[:k], Vt[:k]
+
+
+def singular_value_threshold(M, tau, *, rank_guess=None, random_state=None):
+    """``D_τ(M) = U max(Σ - τ, 0) Vᵀ``: the proximal operator of ``τ‖·‖_*`` (eq. ``eq-rpca-svt``).
+
+    Parameters
+    ----------
+    M : ndarray of shape (n1, n2)
+    tau : float
+        Threshold ``τ ≥ 0``.
+    rank_guess : int, optional
+        Compute only this many singular triplets (randomized SVD), doubling
+        the number until the smallest one computed is at or below ``τ``, so
+        that no singular value above ``τ`` is missed; past
+        ``TRUNCATED_SVD_SHARE · min(n1, n2)`` the full SVD is used. None
+        computes the full SVD.
+    random_state : None, int or numpy.random.Generator
+        Seeds the randomized SVD.
+
+    Returns
+    -------
+    L : ndarray of shape (n1, n2)
+    rank : int
+        Number of singular values above ``τ``.
+    n_svd : int
+        SVDs computed (more than 1 when the rank guess was too small).
+    """
+    n_svd = 0
+    limit = TRUNCATED_SVD_SHARE * min(M.shape)
+    k = rank_guess if rank_guess is not None and rank_guess < limit else None
+    rng = as_generator(random_state)
+    while k is not None:
+        n_svd += 1
+        U, s, Vt = randomized_svd_triplets(M, k, rng)
+        if s[-1] <= tau:
+            break
+        k = 2 * k if 2 * k < limit else None
+    else:
+        n_svd += 1
+        U, s, Vt = scipy.linalg.svd(M, full_matrices=False, check_finite=False)
+    keep = s > tau
+    L = (U[:, keep] * (s[keep] - tau)) @ Vt[keep]
+    return L, int(keep.sum()), n_svd
+
+
+def default_lambda(shape):
+    """``λ = 1/√max(n₁, n₂)`` (Candès, Li, Ma and Wright)."""
+    return 1.0 / np.sqrt(max(shape))
+
+
+def predict_rank(rank, previous_guess, n_min):
+    """Lin, Chen and Ma's rule for the number of singular values to compute next.
+
+    If the last thresholding kept fewer values than were computed, ask for one
+    more than it kept; otherwise grow by 5 % of ``min(n₁, n₂)``.
+    """
+    if rank < previous_guess:
+        return min(rank + 1, n_min)
+    return min(rank + max(1, round(0.05 * n_min)), n_min)
+
+
+class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Principal component pursuit: ``M = L + S``, ``L`` low rank, ``S`` sparse.
+
+    Solved by the inexact augmented Lagrangian method (algorithm ``alg-rpca``).
+
+    Parameters
+    ----------
+    lam : float, default=None
+        Weight ``λ`` of ``‖S‖₁``; None means ``1/√max(n₁, n₂)``.
+    mu : float, default=None
+        Starting penalty ``μ₀``; None means ``1.25 / ‖M‖₂`` (Lin, Chen and Ma).
+    rho : float, default=1.5
+        ``μ`` is multiplied by ``ρ > 1`` after every iteration, up to
+        ``1e7 μ₀``.
+    tol : float, default=1e-7
+        Stop when ``‖M - L - S‖_F / ‖M‖_F < tol``.
+    max_iter : int, default=500
+    svd : {"auto", "full", "truncated"}, default="auto"
+        ``"full"``: a full SVD every iteration. ``"truncated"``: only the
+        predicted number of singular triplets (randomized SVD with
+        oversampling 10 and 2 power iterations), as long as that number is
+        below 25 % of ``min(n₁, n₂)``. ``"auto"``: ``"truncated"`` for
+        matrices with ``min(n₁, n₂) ≥ 100``, where it pays; ``"full"`` below.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seeds the randomized SVD.
+
+    Attributes
+    ----------
+    low_rank_ : ndarray of shape (n1, n2)
+        ``L``.
+    sparse_ : ndarray of shape (n1, n2)
+        ``S`` (exact zeros off its support).
+    rank_ : int
+        Rank of ``L`` (singular values kept by the last thresholding).
+    components_ : ndarray of shape (rank_, n2)
+        Orthonormal basis of the row space of ``L`` (right singular vectors,
+        pcalib's sign convention).
+    lam_, mu_ : float
+        The ``λ`` used and the final ``μ``.
+    n_iter_, n_svd_ : int
+        Iterations and SVDs computed.
+    residual_history_ : ndarray of shape (n_iter_,)
+        ``‖M - L - S‖_F / ‖M‖_F`` after each iteration.
+    converged_ : bool
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pcalib import RobustPCA
+    >>> rng = np.random.default_rng(0)
+    >>> L = rng.standard_normal((60, 2)) @ rng.standard_normal((2, 60))
+    >>> S = np.zeros((60, 60)); S[rng.random((60, 60)) < 0.05] = 10.0
+    >>> rpca = RobustPCA(random_state=0).fit(L + S)
+    >>> rpca.rank_, bool(np.abs(rpca.low_rank_ - L).max() < 1e-4)
+    (2, True)
+    """
+
+    def __init__(self, *, lam=None, mu=None, rho=1.5, tol=1e-7, max_iter=500, svd="auto",
+                 random_state=None):
+        self.lam = lam
+        self.mu = mu
+        self.rho = rho
+        self.tol = tol
+        self.max_iter = max_iter
+        self.svd = svd
+        self.random_state = random_state
+
+    def _check_parameters(self):
+        if self.lam is not None:
+            check_positive_float(self.lam, name="lam")
+        if self.mu is not None:
+            check_positive_float(self.mu, name="mu")
+        check_positive_float(self.rho, name="rho")
+        if self.rho <= 1.0:
+            raise ValueError(f"rho must be > 1 (mu grows geometrically); got {self.rho}.")
+        check_positive_float(self.tol, name="tol")
+        check_positive_int(self.max_iter, name="max_iter")
+        check_option(self.svd, name="svd", allowed=SVD_MODES)
+        as_generator(self.random_state)
+
+    def fit(self, X, y=None):
+        """Decompose ``X`` (n1 × n2) into ``low_rank_ + sparse_``; ``y`` is ignored."""
+        self._check_parameters()
+        M = as_float_matrix(X, name="X", min_samples=2, min_features=2)
+        norm_fro = np.linalg.norm(M)
+        if norm_fro == 0.0:
+            raise ValueError("X is all zeros: there is nothing to decompose.")
+        fitted = self._solve(M, norm_fro)
+        validate_data(self, X, reset=True, skip_check_array=True)
+        for name, value in fitted.items():
+            setattr(self, name, value)
+        return self
+
+    def _solve(self, M, norm_fro):
+        """The inexact augmented Lagrangian iterations (``alg-rpca``)."""
+        n_min = min(M.shape)
+        lam = default_lambda(M.shape) if self.lam is None else float(self.lam)
+        norm_two = scipy.linalg.norm(M, 2)
+        mu = 1.25 / norm_two if self.mu is None else float(self.mu)
+        mu_max = mu * 1e7
+        Y = M / max(norm_two, np.abs(M).max() / lam)        # dual start, J(M) scaling
+        S = np.zeros_like(M)
+        rng = as_generator(self.random_state)
+        guess = None  # the first thresholding uses a full SVD: no rank is known yet
+        history, n_svd, converged = [], 0, False
+        for n_iter in range(1, self.max_iter + 1):
+            use_truncated = self.svd == "truncated" or (self.svd == "auto" and n_min >= 100)
+            shifted = M + Y / mu
+            L, rank, count = singular_value_threshold(       # eq. (rpca-L-step)
+                shifted - S, 1.0 / mu, rank_guess=guess if use_truncated else None,
+                random_state=rng)
+            n_svd += count
+            S = soft_threshold(shifted - L, lam / mu)         # eq. (rpca-S-step)
+            residual = M - L - S
+            Y += mu * residual
+            mu = min(mu * self.rho, mu_max)
+            history.append(np.linalg.norm(residual) / norm_fro)
+            if use_truncated:
+                guess = predict_rank(rank, n_min if guess is None else guess, n_min)
+            if history[-1] < self.tol:
+                converged = True
+                break
+        if not converged:
+            warnings.warn(
+                f"RobustPCA stopped after max_iter={self.max_iter} iterations with "
+                f"‖M - L - S‖_F / ‖M‖_F = {history[-1]:.3g} > tol={self.tol}.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        _, s, Vt = scipy.linalg.svd(L, full_matrices=False, check_finite=False)
+        components, _ = flip_signs(Vt[:rank])
+        return dict(low_rank_=L, sparse_=S, rank_=rank, components_=components, lam_=lam,
+                    mu_=mu, n_iter_=n_iter, n_svd_=n_svd,
+                    residual_history_=np.array(history), converged_=converged)
+
+    def transform(self, X):
+        """Robust scores of new rows on ``components_`` (L1 regression, eq. ``eq-rpca-transform``).
+
+        Each row ``x`` gets ``z = argmin ‖x - Vᵀ z‖₁`` over the row space of
+        ``L`` (``V = components_``): like the decomposition, it lets a few
+        entries of a new row be grossly wrong without moving its scores,
+        where the least-squares projection ``x Vᵀ`` would follow them.
+        Computed by iteratively reweighted least squares.
+
+        Returns
+        -------
+        Z : ndarray of shape (n_samples, rank_)
+        """
+        check_fitted(self, "components_")
+        X_checked = as_float_matrix(X, name="X")
+        validate_data(self, X, reset=False, skip_check_array=True)
+        if self.rank_ == 0:
+            return np.zeros((X_checked.shape[0], 0))
+        W = self.components_.T
+        Z = X_checked @ W
+        for _ in range(100):
+            weights = irls_weights(X_checked - Z @ W.T)
+            Z_new = weighted_row_fits(X_checked, W, weights)
+            if np.abs(Z_new - Z).max() <= 1e-10 * max(np.abs(Z).max(), 1.0):
+                return Z_new
+            Z = Z_new
+        return Z
+
+    def inverse_transform(self, Z):
+        """Rows of the low-rank model from scores: ``Z @ components_``."""
+        check_fitted(self, "components_")
+        Z = as_float_matrix(Z, name="Z")
+        if Z.shape[1] != self.rank_:
+            raise ValueError(f"Z has {Z.shape[1]} columns but rank_ is {self.rank_}.")
+        return Z @ self.components_
+
+    @property
+    def _n_features_out(self):
+        return self.components_.shape[0]
+
+
+# ----------------------------------------------------------- L1 factorisation
+IRLS_EPS = 1e-6
+
+
+def irls_weights(residual, eps=IRLS_EPS):
+    """Weights ``1 / max(|r|, ε)`` that turn ``Σ |r|`` into a weighted sum of squares.
+
+    At the current residual, ``Σ_ij w_ij r_ij² = Σ_ij |r_ij|`` (up to ``ε``), so
+    each weighted least-squares step majorises the L1 loss (eq. ``eq-rpca-irls``).
+    ``ε`` (relative to the largest residual) keeps the weights finite where a
+    residual vanishes.
+    """
+    scale = max(float(np.abs(residual).max()), np.finfo(float).tiny)
+    return 1.0 / np.maximum(np.abs(residual), eps * scale)
+
+
+def weighted_row_fits(X, W, weights):
+    """For each row ``i``: ``argmin_z Σ_j w_ij (x_ij - w_jᵀ z)²``, all rows at once.
+
+    Normal equations ``(Wᵀ D_i W) z_i = Wᵀ D_i x_i`` with ``D_i = diag(w_i·)``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    W : ndarray of shape (d, k)
+    weights : ndarray of shape (n, d)
+
+    Returns
+    -------
+    Z : ndarray of shape (n, k)
+    """
+    k = W.shape[1]
+    outer = (W[:, :, np.newaxis] * W[:, np.newaxis, :]).reshape(W.shape[0], k * k)
+    A = (weights @ outer).reshape(-1, k, k)
+    b = (weights * X) @ W
+    return np.linalg.solve(A, b[:, :, np.newaxis])[:, :, 0]
+
+
+def l1_low_rank(X, n_components, *, max_iter=200, tol=1e-8):
+    """Rank-``k`` factorisation ``X ≈ 1 mᵀ + Z Wᵀ`` under the entrywise L1 loss (eq. ``eq-rpca-l1``).
+
+    Alternates weighted least squares for the rows of ``Z`` and for the rows
+    of ``[W, m]``, with IRLS weights ``1/|residual|`` recomputed before each
+    half-step, so that the L1 loss ``Σ |x_ij - m_j - z_iᵀ w_j|`` does not
+    increase. The offset ``m`` plays the role of PCA's mean (a column-wise
+    median when ``k = 0``).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    n_components : int
+    max_iter : int, default=200
+    tol : float, default=1e-8
+        Stop when the relative decrease of the L1 loss in one sweep is below.
+        The start is deterministic: PCA of the data minus its column medians.
+
+    Returns
+    -------
+    Z : ndarray of shape (n_samples, k)
+    W : ndarray of shape (n_features, k)
+        Orthonormal columns (the rotation inside the subspace is fixed by an
+        SVD of ``Z Wᵀ`` at the end), pcalib's sign convention.
+    offset : ndarray of shape (n_features,)
+    history : ndarray
+        The L1 loss after each sweep.
+    """
+    X = as_float_matrix(X, name="X", min_samples=2)
+    k = check_positive_int(n_components, name="n_components")
+    if k > min(X.shape):
+        raise ValueError(f"n_components must be at most min(n_samples, n_features) = "
+                         f"{min(X.shape)}; got {k}.")
+    check_positive_int(max_iter, name="max_iter")
+    check_positive_float(tol, name="tol")
+    offset = np.median(X, axis=0)
+    _, _, Vt = scipy.linalg.svd(X - offset, full_matrices=False)
+    W = Vt[:k].T
+    Z = (X - offset) @ W
+    ones = np.ones((X.shape[0], 1))
+    history = [np.abs(X - offset - Z @ W.T).sum()]
+    for _ in range(max_iter):
+        weights = irls_weights(X - offset - Z @ W.T)
+        Z = weighted_row_fits(X - offset, W, weights)
+        design = np.hstack([Z, ones])
+        weights = irls_weights(X - offset - Z @ W.T)
+        W_and_offset = weighted_row_fits(X.T, design, weights.T)
+        W, offset = W_and_offset[:, :k], W_and_offset[:, k]
+        history.append(np.abs(X - offset - Z @ W.T).sum())
+        if history[-2] - history[-1] <= tol * history[-2]:
+            break
+    U, s, Vt = scipy.linalg.svd(Z @ W.T, full_matrices=False)
+    components, signs = flip_signs(Vt[:k])
+    return U[:, :k] * s[:k] * signs, components.T, offset, np.array(history)
