@@ -166,6 +166,9 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         pcalib's sign convention).
     lam_, mu_ : float
         The ``λ`` used and the final ``μ``.
+    dual_ : ndarray of shape (n1, n2)
+        The final multiplier ``Y``: at a solution it certifies optimality,
+        ``Y = λ sign(S)`` on the support of ``S`` and ``|Y| ≤ λ`` elsewhere.
     n_iter_, n_svd_ : int
         Iterations and SVDs computed.
     residual_history_ : ndarray of shape (n_iter_,)
@@ -260,7 +263,7 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         _, s, Vt = scipy.linalg.svd(L, full_matrices=False, check_finite=False)
         components, _ = flip_signs(Vt[:rank])
         return dict(low_rank_=L, sparse_=S, rank_=rank, components_=components, lam_=lam,
-                    mu_=mu, n_iter_=n_iter, n_svd_=n_svd,
+                    mu_=mu, dual_=Y, n_iter_=n_iter, n_svd_=n_svd,
                     residual_history_=np.array(history), converged_=converged)
 
     def transform(self, X):
@@ -342,6 +345,27 @@ def weighted_row_fits(X, W, weights):
     return np.linalg.solve(A, b[:, :, np.newaxis])[:, :, 0]
 
 
+def robust_start(X, k):
+    """Column medians and the top ``k`` axes of the winsorised residuals.
+
+    IRLS only improves the fit locally, and PCA's own axes, pulled by the
+    outliers, start it in a poor local minimum. Clipping each centred column
+    at three robust standard deviations (``1.4826 × MAD``) first limits the
+    pull of gross errors on the starting axes.
+
+    Returns
+    -------
+    offset : ndarray of shape (n_features,)
+    W : ndarray of shape (n_features, k)
+    """
+    offset = np.median(X, axis=0)
+    residual = X - offset
+    spread = 1.4826 * np.median(np.abs(residual), axis=0)
+    clipped = np.clip(residual, -3.0 * spread, 3.0 * spread)
+    _, _, Vt = scipy.linalg.svd(clipped, full_matrices=False, check_finite=False)
+    return offset, Vt[:k].T
+
+
 def l1_low_rank(X, n_components, *, max_iter=200, tol=1e-8):
     """Rank-``k`` factorisation ``X ≈ 1 mᵀ + Z Wᵀ`` under the entrywise L1 loss (eq. ``eq-rpca-l1``).
 
@@ -358,7 +382,7 @@ def l1_low_rank(X, n_components, *, max_iter=200, tol=1e-8):
     max_iter : int, default=200
     tol : float, default=1e-8
         Stop when the relative decrease of the L1 loss in one sweep is below.
-        The start is deterministic: PCA of the data minus its column medians.
+        The start is deterministic (:func:`robust_start`).
 
     Returns
     -------
@@ -377,9 +401,7 @@ def l1_low_rank(X, n_components, *, max_iter=200, tol=1e-8):
                          f"{min(X.shape)}; got {k}.")
     check_positive_int(max_iter, name="max_iter")
     check_positive_float(tol, name="tol")
-    offset = np.median(X, axis=0)
-    _, _, Vt = scipy.linalg.svd(X - offset, full_matrices=False)
-    W = Vt[:k].T
+    offset, W = robust_start(X, k)
     Z = (X - offset) @ W
     ones = np.ones((X.shape[0], 1))
     history = [np.abs(X - offset - Z @ W.T).sum()]
