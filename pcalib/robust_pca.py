@@ -93,6 +93,10 @@ def singular_value_threshold(M, tau, *, rank_guess=None, random_state=None):
     n_svd : int
         SVDs computed (more than 1 when the rank guess was too small).
     """
+    if not (np.isfinite(tau) and tau >= 0):
+        raise ValueError(f"tau must be a finite number >= 0, got {tau}.")
+    if rank_guess is not None:
+        check_positive_int(rank_guess, name="rank_guess")
     n_svd = 0
     limit = TRUNCATED_SVD_SHARE * min(M.shape)
     k = rank_guess if rank_guess is not None and rank_guess < limit else None
@@ -280,24 +284,29 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         Z : ndarray of shape (n_samples, rank_)
         """
         check_fitted(self, "components_")
-        X_checked = as_float_matrix(X, name="X")
+        X_checked = np.ascontiguousarray(as_float_matrix(X, name="X"))  # same rounding for any layout
         validate_data(self, X, reset=False, skip_check_array=True)
         if self.rank_ == 0:
             return np.zeros((X_checked.shape[0], 0))
         W = self.components_.T
         Z = X_checked @ W
-        for _ in range(100):
-            weights = irls_weights(X_checked - Z @ W.T)
-            Z_new = weighted_row_fits(X_checked, W, weights)
-            if np.abs(Z_new - Z).max() <= 1e-10 * max(np.abs(Z).max(), 1.0):
-                return Z_new
-            Z = Z_new
+        active = np.arange(X_checked.shape[0])      # rows still moving
+        for _ in range(200):
+            X_active = X_checked[active]
+            weights = irls_weights(X_active - Z[active] @ W.T)
+            Z_new = weighted_row_fits(X_active, W, weights)
+            change = np.abs(Z_new - Z[active]).max(axis=1)
+            Z[active] = Z_new
+            scale = np.maximum(np.abs(Z_new).max(axis=1), 1.0)
+            active = active[change > 1e-12 * scale]
+            if active.size == 0:
+                break
         return Z
 
     def inverse_transform(self, Z):
         """Rows of the low-rank model from scores: ``Z @ components_``."""
         check_fitted(self, "components_")
-        Z = as_float_matrix(Z, name="Z")
+        Z = as_float_matrix(Z, name="Z", min_features=0)
         if Z.shape[1] != self.rank_:
             raise ValueError(f"Z has {Z.shape[1]} columns but rank_ is {self.rank_}.")
         return Z @ self.components_
@@ -316,11 +325,13 @@ def irls_weights(residual, eps=IRLS_EPS):
 
     At the current residual, ``Σ_ij w_ij r_ij² = Σ_ij |r_ij|`` (up to ``ε``), so
     each weighted least-squares step majorises the L1 loss (eq. ``eq-rpca-irls``).
-    ``ε`` (relative to the largest residual) keeps the weights finite where a
-    residual vanishes.
+    ``ε`` is relative to the largest residual *of each row*, so that the
+    weights of a row do not depend on the other rows; a row whose residual
+    is all zero gets weights 1 (it is fitted exactly whatever the weights).
     """
-    scale = max(float(np.abs(residual).max()), np.finfo(float).tiny)
-    return 1.0 / np.maximum(np.abs(residual), eps * scale)
+    floor = eps * np.abs(residual).max(axis=-1, keepdims=True)
+    floor[floor == 0.0] = 1.0
+    return 1.0 / np.maximum(np.abs(residual), floor)
 
 
 def weighted_row_fits(X, W, weights):
@@ -366,22 +377,23 @@ def robust_start(X, k):
     return offset, Vt[:k].T
 
 
-def l1_low_rank(X, n_components, *, max_iter=200, tol=1e-8):
+def l1_low_rank(X, n_components, *, max_iter=500, tol=1e-6):
     """Rank-``k`` factorisation ``X ≈ 1 mᵀ + Z Wᵀ`` under the entrywise L1 loss (eq. ``eq-rpca-l1``).
 
     Alternates weighted least squares for the rows of ``Z`` and for the rows
     of ``[W, m]``, with IRLS weights ``1/|residual|`` recomputed before each
     half-step, so that the L1 loss ``Σ |x_ij - m_j - z_iᵀ w_j|`` does not
-    increase. The offset ``m`` plays the role of PCA's mean (a column-wise
-    median when ``k = 0``).
+    increase. The offset ``m`` plays the role of PCA's mean.
 
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
     n_components : int
-    max_iter : int, default=200
-    tol : float, default=1e-8
-        Stop when the relative decrease of the L1 loss in one sweep is below.
+    max_iter : int, default=500
+    tol : float, default=1e-6
+        Stop when the L1 loss decreases by less than ``tol`` times its starting
+        value in one sweep (relative to the start, so that a loss converging
+        to 0 on exact data also stops).
         The start is deterministic (:func:`robust_start`).
 
     Returns
@@ -413,8 +425,16 @@ def l1_low_rank(X, n_components, *, max_iter=200, tol=1e-8):
         W_and_offset = weighted_row_fits(X.T, design, weights.T)
         W, offset = W_and_offset[:, :k], W_and_offset[:, k]
         history.append(np.abs(X - offset - Z @ W.T).sum())
-        if history[-2] - history[-1] <= tol * history[-2]:
+        if history[-2] - history[-1] <= tol * history[0]:
             break
+    else:
+        warnings.warn(
+            f"l1_low_rank stopped after max_iter={max_iter} sweeps before the L1 loss "
+            f"converged (last decrease {(history[-2] - history[-1]) / history[0]:.3g} of "
+            f"the starting loss > tol={tol}).",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
     U, s, Vt = scipy.linalg.svd(Z @ W.T, full_matrices=False)
     components, signs = flip_signs(Vt[:k])
     return U[:, :k] * s[:k] * signs, components.T, offset, np.array(history)

@@ -1,0 +1,1008 @@
+"""Tests of :mod:`pcalib.robust_pca` (chapter 7): principal component pursuit and L1 factorisation.
+
+Expected values come from independent sources only: the definitions of the
+proximal operators minimised by brute force (``scipy.optimize.minimize`` from
+several starts, fine grids, random perturbations, and the strong-convexity
+bound ``f(X) - f(X*) ≥ (c/2)‖X - X*‖²_F`` that any minimiser of a
+``c``-strongly convex function satisfies), singular-value thresholding and
+Lin, Chen and Ma's inexact augmented Lagrangian iterations written out here
+with NumPy's full SVD, the planted low-rank ``L`` and sparse ``S`` that
+generated the data, ``scipy.linalg.subspace_angles``, L1 regression as a
+linear programme solved by ``scipy.optimize.linprog`` (HiGHS),
+``np.linalg.lstsq`` with square-root weights, and scikit-learn's ``PCA``.
+None of them is produced by pcalib itself.
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.linalg
+import scipy.optimize
+from sklearn.base import clone
+from sklearn.decomposition import PCA as SklearnPCA
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.utils.estimator_checks import parametrize_with_checks
+from threadpoolctl import threadpool_limits
+
+from estimator_checks import without_array_api_check
+
+from pcalib import RobustPCA, l1_low_rank
+from pcalib.elastic_net import soft_threshold
+from pcalib.robust_pca import (
+    TRUNCATED_SVD_SHARE,
+    default_lambda,
+    irls_weights,
+    predict_rank,
+    randomized_svd_triplets,
+    singular_value_threshold,
+    weighted_row_fits,
+)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def single_threaded_blas():
+    """One BLAS thread: the fits here make hundreds of small SVDs and products, for which
+    OpenBLAS's threads only add synchronisation; on a loaded two-core machine they made
+    this file ten times slower (measured: 105 s against 10 s)."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
+# ---------------------------------------------------------------------------
+# Independent references and helpers
+# ---------------------------------------------------------------------------
+
+
+def nuclear_norm(X):
+    """``‖X‖_*``: the sum of NumPy's singular values."""
+    return np.linalg.svd(X, compute_uv=False).sum()
+
+
+def reference_svt(M, tau):
+    """``U max(Σ - τ, 0) Vᵀ`` from NumPy's full SVD."""
+    U, s, Vt = np.linalg.svd(M, full_matrices=False)
+    return (U * np.maximum(s - tau, 0.0)) @ Vt
+
+
+def reference_shrink(M, tau):
+    """Entrywise soft thresholding written as ``M - clip(M, -τ, τ)``."""
+    return M - np.clip(M, -tau, tau)
+
+
+def svt_objective(X, M, tau):
+    """``τ‖X‖_* + ½‖X - M‖²_F``."""
+    return tau * nuclear_norm(X) + 0.5 * np.sum((X - M) ** 2)
+
+
+def shrink_objective(X, M, tau):
+    """``τ‖X‖₁ + ½‖X - M‖²_F`` (entrywise L1 norm)."""
+    return tau * np.abs(X).sum() + 0.5 * np.sum((X - M) ** 2)
+
+
+def augmented_lagrangian(L, S, Y, mu, M, lam):
+    """``ℓ = ‖L‖_* + λ‖S‖₁ + ⟨Y, M - L - S⟩ + (μ/2)‖M - L - S‖²_F``."""
+    R = M - L - S
+    return nuclear_norm(L) + lam * np.abs(S).sum() + np.sum(Y * R) + 0.5 * mu * np.sum(R**2)
+
+
+def brute_force_minima(objective, shape, rng, n_starts=3, n_restarts=4):
+    """Minima of ``objective`` over matrices of ``shape`` found by Nelder–Mead from random starts.
+
+    Derivative-free, so the kinks of ``‖·‖_*`` and ``‖·‖₁`` are no obstacle to
+    running it; it can stall near a kink, which restarting from its own result
+    (``n_restarts`` times) remedies. Returns the objective values found.
+    """
+    found = []
+    for _ in range(n_starts):
+        x = 2.0 * rng.standard_normal(int(np.prod(shape)))
+        for _ in range(n_restarts):
+            res = scipy.optimize.minimize(
+                lambda v: objective(v.reshape(shape)), x, method="Nelder-Mead",
+                options=dict(xatol=1e-10, fatol=1e-14, maxfev=3000, adaptive=True),
+            )
+            x = res.x
+        found.append(res.fun)
+    return np.array(found)
+
+
+def planted_problem(n, rank, fraction, seed, shape=None):
+    """``M = L + S``: ``L = A Bᵀ`` of the given rank, ``S`` supported on a uniformly random
+    ``fraction`` of the entries with magnitudes uniform in ``[5, 10]·max|L|`` and random signs.
+
+    Returns ``M, L, S, support``.
+    """
+    rng = np.random.default_rng(seed)
+    n1, n2 = (n, n) if shape is None else shape
+    L = rng.standard_normal((n1, rank)) @ rng.standard_normal((rank, n2)) / np.sqrt(n2)
+    support = rng.random((n1, n2)) < fraction
+    S = np.zeros((n1, n2))
+    count = int(support.sum())
+    S[support] = rng.choice([-1.0, 1.0], count) * rng.uniform(5.0, 10.0, count) * np.abs(L).max()
+    return L + S, L, S, support
+
+
+def reference_ialm(M, *, lam, rho=1.5, tol=1e-7, max_iter=500):
+    """Lin, Chen and Ma's inexact ALM (their Algorithm 5 and code), with NumPy's full SVD.
+
+    ``Y₀ = M / J(M)``, ``J(M) = max(‖M‖₂, ‖M‖_∞/λ)``; ``μ₀ = 1.25/‖M‖₂``, capped
+    at ``10⁷ μ₀``; ``S₀ = 0``. Each iteration: ``L = D_{1/μ}(M - S + Y/μ)``,
+    ``S = shrink_{λ/μ}(M - L + Y/μ)``, ``Y += μ(M - L - S)``, ``μ = min(ρμ, μ̄)``;
+    stop when ``‖M - L - S‖_F/‖M‖_F < tol``.
+    """
+    norm_two = np.linalg.norm(M, 2)
+    norm_fro = np.linalg.norm(M)
+    Y = M / max(norm_two, np.abs(M).max() / lam)
+    mu = 1.25 / norm_two
+    mu_bar = 1e7 * mu
+    S = np.zeros_like(M)
+    history = []
+    for _ in range(max_iter):
+        L = reference_svt(M - S + Y / mu, 1.0 / mu)
+        S = reference_shrink(M - L + Y / mu, lam / mu)
+        R = M - L - S
+        Y = Y + mu * R
+        mu = min(rho * mu, mu_bar)
+        history.append(np.linalg.norm(R) / norm_fro)
+        if history[-1] < tol:
+            break
+    return L, S, mu, np.array(history)
+
+
+def l1_regression_lp(x, V):
+    """``argmin_z ‖x - Vᵀ z‖₁`` as a linear programme: minimise ``Σ t`` s.t. ``|x - Vᵀz| ≤ t``."""
+    k, d = V.shape
+    c = np.r_[np.zeros(k), np.ones(d)]
+    A = np.block([[-V.T, -np.eye(d)], [V.T, -np.eye(d)]])
+    b = np.r_[-x, x]
+    res = scipy.optimize.linprog(
+        c, A_ub=A, b_ub=b, bounds=[(None, None)] * k + [(0, None)] * d, method="highs"
+    )
+    assert res.status == 0
+    return res.x[:k], res.fun
+
+
+def largest_angle(A, B):
+    """Largest principal angle between the column spaces of ``A`` and ``B`` (SciPy)."""
+    return scipy.linalg.subspace_angles(A, B).max()
+
+
+def l1_factor_data(n, d, k, fraction, seed, noise=0.0):
+    """``X = 1 mᵀ + Z Wᵀ (+ noise) + O``, ``W`` orthonormal, ``O`` gross outliers on
+    a random ``fraction`` of the entries (magnitudes 20 to 40, random signs).
+
+    Returns ``X, W``.
+    """
+    rng = np.random.default_rng(seed)
+    W = np.linalg.qr(rng.standard_normal((d, k)))[0]
+    X = rng.uniform(-2.0, 2.0, d) + 3.0 * rng.standard_normal((n, k)) @ W.T
+    X = X + noise * rng.standard_normal((n, d))
+    support = rng.random((n, d)) < fraction
+    count = int(support.sum())
+    X[support] += rng.choice([-1.0, 1.0], count) * rng.uniform(20.0, 40.0, count)
+    return X, W
+
+
+# Shared fits on the planted problems of section 3 (rank 0.05 n, 5 % corrupted).
+RECOVERY_SIZES = (200, 400)
+
+
+@pytest.fixture(scope="module")
+def recovery():
+    """``{n: (M, L, S, support, rank, {svd mode: fitted model})}``."""
+    out = {}
+    for n in RECOVERY_SIZES:
+        rank = round(0.05 * n)
+        M, L, S, support = planted_problem(n, rank, 0.05, seed=n)
+        models = {svd: RobustPCA(svd=svd, random_state=0).fit(M)
+                  for svd in ("full", "auto", "truncated")}
+        out[n] = (M, L, S, support, rank, models)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# 1. Singular-value thresholding is the proximal operator of τ‖·‖_*
+# ---------------------------------------------------------------------------
+
+SVT_CASES = [((3, 2), "between"), ((2, 2), "between"), ((2, 3), "below"), ((3, 2), "above")]
+
+
+def svt_case(shape, where, seed=0):
+    """A small ``M`` and a ``τ`` between, below or above its singular values."""
+    M = np.random.default_rng(seed + shape[0] * 10 + shape[1]).standard_normal(shape)
+    s = np.linalg.svd(M, compute_uv=False)
+    tau = {"between": 0.5 * (s[0] + s[1]), "below": 0.5 * s[-1], "above": 1.2 * s[0]}[where]
+    return M, tau, s
+
+
+@pytest.mark.parametrize("shape, where", SVT_CASES, ids=str)
+def test_svt_is_not_beaten_by_brute_force_minimisation(shape, where):
+    M, tau, s = svt_case(shape, where)
+    D, rank, n_svd = singular_value_threshold(M, tau)
+    assert rank == int(np.sum(s > tau)) and n_svd == 1
+    f_D = svt_objective(D, M, tau)
+    found = brute_force_minima(lambda X: svt_objective(X, M, tau), shape,
+                               np.random.default_rng(1))
+    # no start finds a lower objective (up to rounding of the objective itself)
+    assert found.min() >= f_D - 1e-13 * (1 + f_D)
+    # and the best value found is close: Nelder–Mead stops ~1e-6 short of the
+    # minimum near the kink of ‖·‖_* at rank-deficient points
+    assert found.min() <= f_D + 1e-6
+
+
+@pytest.mark.parametrize("shape, where", SVT_CASES, ids=str)
+def test_svt_satisfies_the_strong_convexity_bound_against_perturbations(shape, where):
+    # f = τ‖·‖_* + ½‖· - M‖² is 1-strongly convex: X* minimises it iff
+    # f(X* + E) - f(X*) ≥ ½‖E‖² for every E (and then no other point is lower)
+    M, tau, _ = svt_case(shape, where)
+    D, _, _ = singular_value_threshold(M, tau)
+    f_D = svt_objective(D, M, tau)
+    rng = np.random.default_rng(2)
+    U, _, Vt = np.linalg.svd(M)
+    for scale in (1e-6, 1e-4, 1e-2, 1.0):
+        for _ in range(50):
+            E = scale * rng.standard_normal(shape)
+            gain = svt_objective(D + E, M, tau) - f_D
+            assert gain >= 0.5 * np.sum(E**2) - 1e-13 * (1 + f_D)
+        # rank-one moves along the singular directions (the kink of ‖·‖_*)
+        for i in range(min(shape)):
+            for sign in (-1.0, 1.0):
+                E = sign * scale * np.outer(U[:, i], Vt[i])
+                gain = svt_objective(D + E, M, tau) - f_D
+                assert gain >= 0.5 * np.sum(E**2) - 1e-13 * (1 + f_D)
+
+
+def test_svt_equals_the_numpy_formula_and_its_limits():
+    rng = np.random.default_rng(3)
+    M = rng.standard_normal((30, 20)) @ np.diag(np.linspace(3, 0.1, 20))
+    s = np.linalg.svd(M, compute_uv=False)
+    for tau in (0.3, 1.0, 0.5 * (s[4] + s[5])):
+        L, rank, n_svd = singular_value_threshold(M, tau)
+        np.testing.assert_allclose(L, reference_svt(M, tau), atol=1e-13 * s[0])
+        assert rank == int(np.sum(s > tau)) and n_svd == 1
+        np.testing.assert_allclose(np.linalg.svd(L, compute_uv=False)[:rank], s[:rank] - tau,
+                                   rtol=1e-12)
+    L, rank, _ = singular_value_threshold(M, 0.0)
+    np.testing.assert_allclose(L, M, atol=1e-13 * s[0])
+    assert rank == 20
+    L, rank, _ = singular_value_threshold(M, 1.01 * s[0])
+    assert rank == 0 and L.shape == M.shape and not L.any()
+
+
+def test_svt_subgradient_optimality_condition():
+    # (M - D)/τ ∈ ∂‖D‖_*: equal to U_r V_rᵀ on the kept directions, spectral norm ≤ 1
+    rng = np.random.default_rng(4)
+    M = rng.standard_normal((8, 6))
+    s = np.linalg.svd(M, compute_uv=False)
+    tau = 0.5 * (s[2] + s[3])
+    D, rank, _ = singular_value_threshold(M, tau)
+    U, _, Vt = np.linalg.svd(M)
+    G = (M - D) / tau
+    assert rank == 3
+    np.testing.assert_allclose(U[:, :3].T @ G @ Vt[:3].T, np.eye(3), atol=1e-12)
+    assert np.linalg.norm(G, 2) <= 1 + 1e-12
+
+
+# ---------------------------------------------------------------------------
+# 2. Soft thresholding is the proximal operator of τ‖·‖₁
+# ---------------------------------------------------------------------------
+
+
+def test_soft_threshold_minimises_the_scalar_objective_on_a_grid():
+    tau = 0.7
+    values = np.array([-3.1, -0.7, -0.69, -0.2, 0.0, 0.35, 0.7, 0.71, 2.4])
+    grid = np.linspace(-4.0, 4.0, 800_001)  # step 1e-5
+    shrunk = soft_threshold(values, tau)
+    for m, x_star in zip(values, shrunk):
+        f_grid = tau * np.abs(grid) + 0.5 * (grid - m) ** 2
+        f_star = tau * abs(x_star) + 0.5 * (x_star - m) ** 2
+        assert f_star <= f_grid.min() + 1e-15
+        assert abs(grid[np.argmin(f_grid)] - x_star) <= 1e-5  # the grid step
+        # and a bounded scalar minimiser agrees
+        res = scipy.optimize.minimize_scalar(
+            lambda x: tau * abs(x) + 0.5 * (x - m) ** 2, bounds=(-5, 5), method="bounded",
+            options=dict(xatol=1e-12),
+        )
+        assert f_star <= res.fun + 1e-15
+    np.testing.assert_array_equal(shrunk, reference_shrink(values, tau))
+
+
+def test_soft_threshold_of_a_matrix_against_brute_force_and_perturbations():
+    rng = np.random.default_rng(5)
+    M = rng.standard_normal((3, 2))
+    tau = 0.6
+    X = soft_threshold(M, tau)
+    np.testing.assert_array_equal(X, reference_shrink(M, tau))
+    assert np.all(X[np.abs(M) <= tau] == 0)
+    f_X = shrink_objective(X, M, tau)
+    found = brute_force_minima(lambda Z: shrink_objective(Z, M, tau), M.shape,
+                               np.random.default_rng(6))
+    assert found.min() >= f_X - 1e-14
+    # 1-strongly convex: every perturbation raises the objective by ≥ ½‖E‖²
+    for scale in (1e-6, 1e-3, 1.0):
+        for _ in range(100):
+            E = scale * rng.standard_normal(M.shape)
+            assert shrink_objective(X + E, M, tau) - f_X >= 0.5 * np.sum(E**2) - 1e-14
+
+
+# ---------------------------------------------------------------------------
+# 3. The thresholds of the L and S steps follow from the augmented Lagrangian
+# ---------------------------------------------------------------------------
+
+
+def lagrangian_instance(seed):
+    """``M, S, Y, L`` (3 × 2) and ``μ = 3``, ``λ = 1/√3``, scaled so that the singular values
+    of ``M - S + Y/μ`` lie between ``1/μ`` and ``μ`` and the two thresholds act differently."""
+    rng = np.random.default_rng(seed)
+    M = 1.5 * rng.standard_normal((3, 2))
+    S = 0.5 * rng.standard_normal((3, 2))
+    Y = rng.standard_normal((3, 2))
+    L = rng.standard_normal((3, 2))
+    return M, S, Y, L, 3.0, 1.0 / np.sqrt(3.0)
+
+
+@pytest.mark.parametrize("seed", [7, 8, 9])
+def test_L_step_is_svt_at_one_over_mu(seed):
+    M, S, Y, _, mu, lam = lagrangian_instance(seed)
+
+    def ell(L):
+        return augmented_lagrangian(L, S, Y, mu, M, lam)
+
+    target = M - S + Y / mu
+    L_star, _, _ = singular_value_threshold(target, 1.0 / mu)
+    np.testing.assert_allclose(L_star, reference_svt(target, 1.0 / mu), atol=1e-14)
+    found = brute_force_minima(ell, M.shape, np.random.default_rng(seed))
+    assert found.min() >= ell(L_star) - 1e-13 * (1 + abs(ell(L_star)))
+    # ℓ is μ-strongly convex in L: a minimiser gains ≥ (μ/2)‖E‖² under any move E
+    rng = np.random.default_rng(seed + 100)
+    for scale in (1e-5, 1e-2, 1.0):
+        for _ in range(30):
+            E = scale * rng.standard_normal(M.shape)
+            assert ell(L_star + E) - ell(L_star) >= 0.5 * mu * np.sum(E**2) - 1e-12
+    # the circulated wrong threshold μ (instead of 1/μ) gives a different L and a larger ℓ
+    L_wrong = reference_svt(target, mu)
+    gap = 0.5 * mu * np.sum((L_wrong - L_star) ** 2)
+    assert gap > 0.1
+    assert ell(L_wrong) - ell(L_star) >= gap - 1e-12
+
+
+@pytest.mark.parametrize("seed", [7, 8, 9])
+def test_S_step_is_soft_thresholding_at_lambda_over_mu(seed):
+    M, _, Y, L, mu, lam = lagrangian_instance(seed)
+
+    def ell(S):
+        return augmented_lagrangian(L, S, Y, mu, M, lam)
+
+    target = M - L + Y / mu
+    S_star = soft_threshold(target, lam / mu)
+    # ℓ is separable in the entries of S: minimise each on a grid of step 1e-5
+    grid = np.linspace(-8.0, 8.0, 1_600_001)
+    for (i, j), t in np.ndenumerate(target):
+        # the entry's part of ℓ: λ|s| - Y_ij s + (μ/2)(M_ij - L_ij - s)², up to constants
+        f = lam * np.abs(grid) - Y[i, j] * grid + 0.5 * mu * (M[i, j] - L[i, j] - grid) ** 2
+        assert abs(grid[np.argmin(f)] - S_star[i, j]) <= 1e-5
+    found = brute_force_minima(ell, M.shape, np.random.default_rng(seed))
+    assert found.min() >= ell(S_star) - 1e-13 * (1 + abs(ell(S_star)))
+    rng = np.random.default_rng(seed + 200)
+    for scale in (1e-5, 1e-2, 1.0):
+        for _ in range(30):
+            E = scale * rng.standard_normal(M.shape)
+            assert ell(S_star + E) - ell(S_star) >= 0.5 * mu * np.sum(E**2) - 1e-12
+    # the circulated wrong threshold λμ (instead of λ/μ) gives a different S and a larger ℓ
+    S_wrong = soft_threshold(target, lam * mu)
+    gap = 0.5 * mu * np.sum((S_wrong - S_star) ** 2)
+    assert gap > 0.1
+    assert ell(S_wrong) - ell(S_star) >= gap - 1e-12
+
+
+@pytest.mark.parametrize("shape", [(60, 40), (35, 70)], ids=str)
+def test_fit_follows_the_reference_inexact_alm(shape):
+    M, L_true, _, _ = planted_problem(None, 3, 0.05, seed=10, shape=shape)
+    lam = default_lambda(shape)
+    L, S, mu, history = reference_ialm(M, lam=lam)
+    model = RobustPCA(svd="full").fit(M)
+    assert model.n_iter_ == len(history) and model.n_svd_ == model.n_iter_
+    # the same operations in another order (M + Y/μ - S vs M - S + Y/μ, SciPy vs NumPy
+    # SVD): equal to rounding; the residuals shrink to 1e-7, hence relative 1e-8 there
+    np.testing.assert_allclose(model.residual_history_, history, rtol=1e-8)
+    np.testing.assert_allclose(model.low_rank_, L, atol=1e-13 * np.abs(M).max())
+    np.testing.assert_allclose(model.sparse_, S, atol=1e-13 * np.abs(M).max())
+    np.testing.assert_allclose(model.mu_, mu, rtol=1e-14)
+    np.testing.assert_allclose(model.mu_, 1.25 / np.linalg.norm(M, 2) * 1.5**model.n_iter_,
+                               rtol=1e-12)
+    assert model.lam_ == lam
+    # and the result is the planted L (the problem is well inside the recovery region)
+    assert np.linalg.norm(model.low_rank_ - L_true) / np.linalg.norm(L_true) < 1e-5
+
+
+# ---------------------------------------------------------------------------
+# 4. Truncated (randomized) thresholding equals the full one
+# ---------------------------------------------------------------------------
+
+
+def low_rank_plus_small(shape, spectrum, tail, seed):
+    """``U diag(spectrum) Vᵀ`` plus a full-rank tail of spectral norm ``tail``."""
+    rng = np.random.default_rng(seed)
+    k = len(spectrum)
+    U = np.linalg.qr(rng.standard_normal((shape[0], k)))[0]
+    V = np.linalg.qr(rng.standard_normal((shape[1], k)))[0]
+    N = rng.standard_normal(shape)
+    return (U * spectrum) @ V.T + tail * N / np.linalg.norm(N, 2)
+
+
+def expected_svd_count(guess, rank, limit):
+    """The documented rule: randomized SVDs of width g, 2g, 4g, ... until one computes
+    a value at or below τ (width > rank), or a full SVD once the width reaches the limit."""
+    if guess is None or guess >= limit:
+        return 1, "full"
+    count, k = 0, guess
+    while k < limit:
+        count += 1
+        if k > rank:
+            return count, "randomized"
+        k *= 2
+    return count + 1, "full"
+
+
+@pytest.mark.parametrize("guess", [None, 1, 2, 3, 8, 9, 16, 24, 25, 60])
+def test_svt_with_a_rank_guess_equals_the_full_svd(guess):
+    shape = (120, 100)
+    limit = TRUNCATED_SVD_SHARE * min(shape)
+    spectrum = np.geomspace(50.0, 2.0, 8)  # 8 values above τ = 1, the tail below 1e-3
+    M = low_rank_plus_small(shape, spectrum, 1e-3, seed=11)
+    tau = 1.0
+    L, rank, n_svd = singular_value_threshold(M, tau, rank_guess=guess, random_state=0)
+    expected_count, _ = expected_svd_count(guess, 8, limit)
+    assert rank == 8 and n_svd == expected_count
+    # with 2 power iterations the randomized range misses the tail by (1e-3/2)^5 relatively
+    np.testing.assert_allclose(L, reference_svt(M, tau), atol=1e-12 * spectrum[0])
+
+
+def test_svt_rank_guess_too_small_doubles_up_to_the_full_svd():
+    # 20 values above τ with a limit of 25: widths 2, 4, 8, 16 fail, 32 ≥ 25 → full SVD
+    shape = (120, 100)
+    M = low_rank_plus_small(shape, np.geomspace(40.0, 2.0, 20), 1e-3, seed=12)
+    L, rank, n_svd = singular_value_threshold(M, 1.0, rank_guess=2, random_state=0)
+    assert expected_svd_count(2, 20, TRUNCATED_SVD_SHARE * 100) == (5, "full")
+    assert rank == 20 and n_svd == 5
+    np.testing.assert_allclose(L, reference_svt(M, 1.0), atol=1e-12 * 40)
+
+
+def test_randomized_svd_triplets_of_an_exactly_low_rank_matrix():
+    rng = np.random.default_rng(13)
+    M = rng.standard_normal((90, 6)) @ rng.standard_normal((6, 70))
+    U_ref, s_ref, Vt_ref = np.linalg.svd(M, full_matrices=False)
+    U, s, Vt = randomized_svd_triplets(M, 4, np.random.default_rng(0))
+    assert U.shape == (90, 4) and s.shape == (4,) and Vt.shape == (4, 70)
+    np.testing.assert_allclose(s, s_ref[:4], rtol=1e-12)
+    np.testing.assert_allclose((U * s) @ Vt, (U_ref[:, :4] * s_ref[:4]) @ Vt_ref[:4],
+                               atol=1e-11 * s_ref[0])
+    np.testing.assert_allclose(U.T @ U, np.eye(4), atol=1e-13)
+
+
+def test_predict_rank_follows_lin_chen_ma():
+    # kept fewer than computed: one more than kept; else grow by 5 % of n_min (at least 1)
+    assert predict_rank(3, 10, 200) == 4
+    assert predict_rank(10, 10, 200) == 20
+    assert predict_rank(10, 10, 10) == 10
+    assert predict_rank(5, 5, 15) == 6
+    assert predict_rank(199, 200, 200) == 200
+
+
+def test_default_lambda():
+    assert default_lambda((30, 50)) == 1.0 / np.sqrt(50)
+    assert default_lambda((400, 9)) == 1.0 / np.sqrt(400)
+
+
+# ---------------------------------------------------------------------------
+# 5. Exact recovery of planted low-rank + sparse matrices
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", RECOVERY_SIZES)
+@pytest.mark.parametrize("svd", ["full", "auto", "truncated"])
+def test_exact_recovery_of_the_planted_decomposition(recovery, n, svd):
+    M, L, S, support, rank, models = recovery[n]
+    model = models[svd]
+    assert model.converged_ and model.n_iter_ <= 50
+    assert np.linalg.norm(model.low_rank_ - L) / np.linalg.norm(L) < 1e-5
+    assert model.rank_ == rank
+    np.testing.assert_array_equal(model.sparse_ != 0, support)
+    assert np.linalg.norm(model.sparse_ - S) / np.linalg.norm(S) < 1e-5
+    history = model.residual_history_
+    assert history.shape == (model.n_iter_,) and history[-1] < model.tol
+    assert np.all(history[:-1] >= model.tol)
+    # the last entry is the residual of the returned L and S
+    np.testing.assert_allclose(
+        history[-1], np.linalg.norm(M - model.low_rank_ - model.sparse_) / np.linalg.norm(M),
+        rtol=1e-8)
+    assert model.lam_ == 1.0 / np.sqrt(n)
+    if svd == "full":
+        assert model.n_svd_ == model.n_iter_
+    else:
+        assert model.n_svd_ >= model.n_iter_
+
+
+@pytest.mark.parametrize("n", RECOVERY_SIZES)
+def test_svd_modes_agree(recovery, n):
+    M, _, _, _, _, models = recovery[n]
+    full = models["full"]
+    for svd in ("auto", "truncated"):
+        other = models[svd]
+        assert other.rank_ == full.rank_
+        # both stop at ‖M - L - S‖ < 1e-7 ‖M‖, so each is only that accurate
+        assert np.linalg.norm(other.low_rank_ - full.low_rank_) / np.linalg.norm(M) < 1e-6
+        assert np.linalg.norm(other.sparse_ - full.sparse_) / np.linalg.norm(M) < 1e-6
+        np.testing.assert_array_equal(other.sparse_ != 0, full.sparse_ != 0)
+
+
+@pytest.mark.parametrize("n", RECOVERY_SIZES)
+def test_components_are_an_orthonormal_basis_of_the_row_space(recovery, n):
+    _, L, _, _, rank, models = recovery[n]
+    model = models["auto"]
+    V = model.components_
+    assert V.shape == (rank, n)
+    np.testing.assert_allclose(V @ V.T, np.eye(rank), atol=1e-12)
+    L_hat = model.low_rank_
+    np.testing.assert_allclose(L_hat - L_hat @ V.T @ V, 0, atol=1e-12 * np.abs(L_hat).max())
+    assert np.linalg.matrix_rank(L_hat) == rank
+    # the recovered row space is the planted one (L recovered to 1e-5)
+    assert largest_angle(V.T, scipy.linalg.orth(L.T)) < 1e-5
+    # pcalib's sign convention: the largest entry of each component is positive
+    assert np.all(V[np.arange(rank), np.argmax(np.abs(V), axis=1)] > 0)
+
+
+def test_non_square_recovery_with_the_default_lambda():
+    for shape in ((150, 60), (60, 150)):
+        M, L, _, support = planted_problem(None, 3, 0.05, seed=14, shape=shape)
+        model = RobustPCA(random_state=0).fit(M)
+        assert model.lam_ == 1.0 / np.sqrt(150)
+        assert model.rank_ == 3
+        assert np.linalg.norm(model.low_rank_ - L) / np.linalg.norm(L) < 1e-5
+        np.testing.assert_array_equal(model.sparse_ != 0, support)
+
+
+# ---------------------------------------------------------------------------
+# 6. Beyond the recovery region: failure without NaN
+# ---------------------------------------------------------------------------
+
+
+def test_recovery_fails_gracefully_at_high_rank_and_corruption():
+    n = 200
+    M, L, S, support = planted_problem(n, round(0.4 * n), 0.4, seed=15)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = RobustPCA(random_state=0).fit(M)
+    warned = any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    for name in ("low_rank_", "sparse_", "residual_history_"):
+        assert np.all(np.isfinite(getattr(model, name))), name
+    assert model.residual_history_.shape == (model.n_iter_,) and model.n_iter_ >= 1
+    assert warned != model.converged_
+    # recovery is impossible here: the L found is far from the planted one
+    assert np.linalg.norm(model.low_rank_ - L) / np.linalg.norm(L) > 0.5
+    # whatever was found still splits M to the reported residual
+    np.testing.assert_allclose(
+        np.linalg.norm(M - model.low_rank_ - model.sparse_) / np.linalg.norm(M),
+        model.residual_history_[-1], rtol=1e-8)
+
+    with pytest.warns(ConvergenceWarning, match=r"max_iter=5"):
+        short = RobustPCA(max_iter=5, random_state=0).fit(M)
+    assert not short.converged_ and short.n_iter_ == 5
+    assert short.residual_history_.shape == (5,) and short.residual_history_[-1] > short.tol
+    for name in ("low_rank_", "sparse_", "residual_history_", "components_"):
+        assert np.all(np.isfinite(getattr(short, name))), name
+
+
+# ---------------------------------------------------------------------------
+# 7. Low-rank input without corruption: S = 0
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(60, 60), (80, 50), (50, 120), (150, 120)], ids=str)
+def test_noise_free_low_rank_input_has_no_sparse_part(shape):
+    rng = np.random.default_rng(16)
+    M = rng.standard_normal((shape[0], 3)) @ rng.standard_normal((3, shape[1]))
+    model = RobustPCA(random_state=0).fit(M)
+    assert np.linalg.norm(model.sparse_) / np.linalg.norm(M) < 1e-6
+    assert np.linalg.norm(model.low_rank_ - M) / np.linalg.norm(M) < 1e-6
+    assert model.rank_ == 3 and model.converged_
+
+
+# ---------------------------------------------------------------------------
+# 8. Parameter and input validation
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "params, error, message",
+    [
+        ({"lam": 0.0}, ValueError, "lam"),
+        ({"lam": -0.1}, ValueError, "lam"),
+        ({"lam": np.nan}, ValueError, "lam"),
+        ({"lam": np.inf}, ValueError, "lam"),
+        ({"lam": "a"}, TypeError, "lam"),
+        ({"mu": 0.0}, ValueError, "mu"),
+        ({"mu": -1.0}, ValueError, "mu"),
+        ({"mu": "1"}, TypeError, "mu"),
+        ({"rho": 1.0}, ValueError, "rho must be > 1"),
+        ({"rho": 0.5}, ValueError, "rho"),
+        ({"rho": -2.0}, ValueError, "rho"),
+        ({"rho": np.nan}, ValueError, "rho"),
+        ({"tol": 0.0}, ValueError, "tol"),
+        ({"tol": -1e-7}, ValueError, "tol"),
+        ({"max_iter": 0}, ValueError, "max_iter"),
+        ({"max_iter": -1}, ValueError, "max_iter"),
+        ({"max_iter": 10.0}, TypeError, "max_iter"),
+        ({"svd": "bad"}, ValueError, r"svd must be one of 'auto', 'full', 'truncated'"),
+        ({"svd": None}, ValueError, "svd"),
+        ({"random_state": -1}, ValueError, "random_state"),
+        ({"random_state": "seed"}, TypeError, "random_state"),
+    ],
+    ids=lambda value: repr(value) if isinstance(value, dict) else "",
+)
+def test_invalid_parameters_are_named(params, error, message):
+    M, _, _, _ = planted_problem(20, 2, 0.05, seed=17)
+    model = RobustPCA(**params)
+    with pytest.raises(error, match=message):
+        model.fit(M)
+    assert not hasattr(model, "low_rank_")
+
+
+@pytest.mark.parametrize("make_bad, error, message", [
+    (lambda X: np.where(X > 1, np.nan, X), ValueError, r"X contains NaN"),
+    (lambda X: np.where(X > 1, np.inf, X), ValueError, r"X contains infinite"),
+    (lambda X: X[:, 0], ValueError, r"X must be a 2-D array"),
+    (lambda X: X[None], ValueError, r"X must be a 2-D array"),
+    (lambda X: np.zeros_like(X), ValueError, r"X is all zeros"),
+    (lambda X: X[:1], ValueError, r"X has 1 sample"),
+    (lambda X: X[:, :1], ValueError, r"X has 1 feature"),
+    (lambda X: None, TypeError, r"X must be a 2-D array-like"),
+    (lambda X: X.astype(str), TypeError, r"X must contain only numbers"),
+], ids=["nan", "inf", "1-D", "3-D", "zeros", "one-row", "one-column", "None", "strings"])
+def test_bad_X_is_named(make_bad, error, message):
+    M, _, _, _ = planted_problem(20, 2, 0.05, seed=18)
+    with pytest.raises(error, match=message):
+        RobustPCA().fit(make_bad(M))
+
+
+def test_bad_X_in_transform_is_named():
+    M, _, _, _ = planted_problem(20, 2, 0.05, seed=19)
+    model = RobustPCA(random_state=0).fit(M)
+    with pytest.raises(ValueError, match=r"X contains NaN"):
+        model.transform(np.where(M > 1, np.nan, M))
+    with pytest.raises(ValueError, match=r"X must be a 2-D array"):
+        model.transform(M[0])
+    with pytest.raises(ValueError, match=r"20 features"):
+        model.transform(M[:, :5])
+
+
+def test_default_lambda_for_non_square_input():
+    for shape in ((30, 12), (12, 30)):
+        M = np.random.default_rng(20).standard_normal(shape)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model = RobustPCA(max_iter=3).fit(M)
+        assert model.lam_ == 1.0 / np.sqrt(30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        assert RobustPCA(lam=0.25, max_iter=3).fit(M).lam_ == 0.25
+
+
+def test_use_before_fit_raises_not_fitted():
+    for method in (RobustPCA().transform, RobustPCA().inverse_transform):
+        with pytest.raises(NotFittedError):
+            method(np.ones((2, 3)))
+
+
+# ---------------------------------------------------------------------------
+# 9. Convergence warning
+# ---------------------------------------------------------------------------
+
+
+def test_convergence_warning_when_max_iter_is_too_small():
+    M, _, _, _ = planted_problem(60, 3, 0.05, seed=21)
+    with pytest.warns(ConvergenceWarning, match=r"max_iter=4") as record:
+        model = RobustPCA(max_iter=4, svd="full").fit(M)
+    # the warning points at the caller of fit
+    assert record[0].filename == __file__
+    assert not model.converged_ and model.n_iter_ == 4
+    assert model.residual_history_.shape == (4,) and model.residual_history_[-1] >= model.tol
+    # the same fit with room to converge does not warn
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        assert RobustPCA(svd="full").fit(M).converged_
+
+
+# ---------------------------------------------------------------------------
+# 10. transform and inverse_transform
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def transform_problem():
+    """A fitted n = 200 problem, its planted ``L`` and an orthonormal basis of its row space."""
+    M, L, _, _ = planted_problem(200, 10, 0.05, seed=200)
+    model = RobustPCA(random_state=0).fit(M)
+    return model, M, L, scipy.linalg.orth(L.T)
+
+
+def test_transform_of_training_low_rank_rows_is_their_projection(transform_problem):
+    model, _, L, _ = transform_problem
+    V = model.components_
+    rows = model.low_rank_[:20]
+    Z = model.transform(rows)
+    assert Z.shape == (20, model.rank_)
+    scale = np.abs(rows).max()
+    # the rows lie in the row space of V: the L1 fit is exact and equals the projection
+    np.testing.assert_allclose(Z @ V, rows @ V.T @ V, atol=1e-10 * scale)
+    np.testing.assert_allclose(Z, rows @ V.T, atol=1e-10 * scale)
+    # rows of the planted L lie in V's row space up to the recovery error (< 1e-5)
+    planted = L[:20]
+    assert np.abs(model.transform(planted) @ V - planted @ V.T @ V).max() < 1e-5 * scale
+
+
+def test_transform_resists_gross_errors_in_new_rows(transform_problem):
+    model, _, L, Q = transform_problem
+    V = model.components_
+    rng = np.random.default_rng(22)
+    clean = 5 * np.abs(L).max() * rng.standard_normal((6, Q.shape[1])) @ Q.T
+    corrupted = clean.copy()
+    for row in corrupted:
+        idx = rng.choice(row.size, 6, replace=False)  # 3 % of the entries
+        row[idx] += rng.choice([-1.0, 1.0], 6) * rng.uniform(5, 10, 6) * np.abs(clean).max()
+    robust_error = np.linalg.norm(model.transform(corrupted) @ V - clean, axis=1)
+    ls_error = np.linalg.norm(corrupted @ V.T @ V - clean, axis=1)
+    assert np.all(robust_error < 0.01 * ls_error)
+    # the clean row itself is recovered to the accuracy of V (1e-5) and of IRLS (1e-6)
+    assert np.all(robust_error < 1e-4 * np.linalg.norm(clean, axis=1))
+
+
+def test_transform_is_l1_regression(transform_problem):
+    model, M, _, _ = transform_problem
+    V = model.components_
+    X = M[:5]
+    Z = model.transform(X)
+    for x, z in zip(X, Z):
+        z_lp, loss_lp = l1_regression_lp(x, V)
+        loss = np.abs(x - z @ V).sum()
+        assert loss >= loss_lp * (1 - 1e-9)
+        # IRLS weights are floored at ε = 1e-6 of the largest residual: the L1
+        # minimum is reached to about that relative accuracy (measured 8e-7)
+        assert loss <= loss_lp * (1 + 5e-6)
+        assert np.abs(z - z_lp).max() < 1e-5 * np.abs(z_lp).max()
+
+
+def test_transform_of_a_row_does_not_depend_on_the_rest_of_the_batch(transform_problem):
+    model, M, _, _ = transform_problem
+    alone = model.transform(M[:1])
+    gross = M[1:2] + 1e4 * np.abs(M).max() * np.eye(1, M.shape[1])
+    together = model.transform(np.vstack([M[:1], gross]))[:1]
+    # rows are fitted independently (one L1 regression each)
+    np.testing.assert_allclose(together, alone, rtol=1e-9, atol=1e-9 * np.abs(alone).max())
+    by_row = np.vstack([model.transform(M[i:i + 1]) for i in range(5)])
+    np.testing.assert_allclose(model.transform(M[:5]), by_row, rtol=1e-9,
+                               atol=1e-9 * np.abs(by_row).max())
+
+
+def test_fit_transform_scores_the_recovered_low_rank_rows(transform_problem):
+    model, M, _, _ = transform_problem
+    V = model.components_
+    # each training row is its low-rank row plus ~5 % gross entries: L1 scores ignore
+    # those, to the accuracy of V (L recovered to 1e-6) and of IRLS (ε = 1e-6)
+    Z = model.transform(M[:10])
+    assert np.abs(Z @ V - model.low_rank_[:10]).max() < 1e-4 * np.abs(model.low_rank_).max()
+    again = clone(model).fit_transform(M)
+    np.testing.assert_array_equal(again, model.transform(M))
+
+
+def test_inverse_transform(transform_problem):
+    model, M, _, _ = transform_problem
+    Z = np.random.default_rng(23).standard_normal((7, model.rank_))
+    X = model.inverse_transform(Z)
+    assert X.shape == (7, M.shape[1])
+    np.testing.assert_allclose(X, Z @ model.components_, rtol=1e-14, atol=1e-14)
+    with pytest.raises(ValueError, match=r"Z has 11 columns but rank_ is 10"):
+        model.inverse_transform(np.ones((3, 11)))
+    with pytest.raises(ValueError, match=r"Z"):
+        model.inverse_transform(np.ones(10))
+
+
+def test_rank_zero_fit_transforms_to_no_columns_and_back_to_zeros():
+    # a tiny λ puts everything into S
+    M = np.random.default_rng(24).standard_normal((10, 8))
+    model = RobustPCA(lam=1e-4).fit(M)
+    assert model.rank_ == 0 and model.components_.shape == (0, 8)
+    np.testing.assert_array_equal(model.low_rank_, 0.0)
+    Z = model.transform(M)
+    assert Z.shape == (10, 0)
+    np.testing.assert_array_equal(model.inverse_transform(Z), np.zeros((10, 8)))
+
+
+# ---------------------------------------------------------------------------
+# 11. L1 factorisation by IRLS
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", [25, 26, 27])
+def test_l1_low_rank_ignores_outliers_that_ruin_pca(seed):
+    X, W_true = l1_factor_data(200, 20, 2, 0.05, seed)
+    Z, W, offset, history = l1_low_rank(X, 2)
+    assert Z.shape == (200, 2) and W.shape == (20, 2) and offset.shape == (20,)
+    l1_angle = largest_angle(W, W_true)
+    pca_angle = largest_angle(SklearnPCA(n_components=2).fit(X).components_.T, W_true)
+    assert pca_angle > 0.3  # the outliers tilt the least-squares subspace
+    assert l1_angle < 0.01 * pca_angle
+    # IRLS with weights floored at 1e-6 of the largest residual: 1e-4, not rounding
+    assert l1_angle < 1e-4
+
+
+@pytest.mark.parametrize("seed, noise, fraction", [
+    (28, 0.0, 0.08), (29, 0.1, 0.08), (30, 1.0, 0.0), (31, 0.5, 0.2)])
+def test_l1_loss_history_never_increases(seed, noise, fraction):
+    X, _ = l1_factor_data(80, 12, 3, fraction, seed, noise=noise)
+    Z, W, offset, history = l1_low_rank(X, 3)
+    assert history.size >= 2
+    # each IRLS half-step minimises a majoriser of the L1 loss
+    assert np.all(np.diff(history) <= 1e-10 * history[:-1])
+    # the last entry is the L1 loss of the returned factors
+    np.testing.assert_allclose(np.abs(X - offset - Z @ W.T).sum(), history[-1], rtol=1e-10)
+    np.testing.assert_allclose(W.T @ W, np.eye(3), atol=1e-12)
+    assert np.all(W[np.argmax(np.abs(W), axis=0), np.arange(3)] > 0)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_l1_low_rank_recovers_the_subspace_of_exact_low_rank_data(seed):
+    X, W_true = l1_factor_data(100, 10, 2, 0.0, seed)
+    Z, W, offset, _ = l1_low_rank(X, 2)
+    # IRLS converges slowly (linearly) towards an exact fit and stops at max_iter
+    # (measured: angles up to 2e-6, residuals up to 4e-6), so 1e-4, not rounding
+    assert largest_angle(W, W_true) < 1e-4
+    assert np.abs(X - offset - Z @ W.T).max() < 1e-4 * np.abs(X).max()
+
+
+def test_l1_low_rank_warns_when_stopped_at_max_iter():
+    X, _ = l1_factor_data(80, 12, 3, 0.08, 32)
+    with pytest.warns(ConvergenceWarning):
+        l1_low_rank(X, 3, max_iter=2)
+
+
+@pytest.mark.parametrize("args, error, message", [
+    (dict(n_components=0), ValueError, "n_components"),
+    (dict(n_components=11), ValueError, "n_components must be at most"),
+    (dict(n_components=2.0), TypeError, "n_components"),
+    (dict(n_components=2, max_iter=0), ValueError, "max_iter"),
+    (dict(n_components=2, tol=0.0), ValueError, "tol"),
+])
+def test_l1_low_rank_bad_parameters(args, error, message):
+    X, _ = l1_factor_data(30, 10, 2, 0.0, 33)
+    with pytest.raises(error, match=message):
+        l1_low_rank(X, **args)
+
+
+def test_l1_low_rank_bad_X():
+    X, _ = l1_factor_data(30, 10, 2, 0.0, 34)
+    X[3, 4] = np.nan
+    with pytest.raises(ValueError, match=r"X contains NaN"):
+        l1_low_rank(X, 2)
+    with pytest.raises(ValueError, match=r"X must be a 2-D array"):
+        l1_low_rank(X[0], 1)
+
+
+def test_irls_weights_turn_the_l1_loss_into_a_weighted_sum_of_squares():
+    rng = np.random.default_rng(35)
+    r = rng.standard_normal((6, 5))
+    w = irls_weights(r)
+    np.testing.assert_allclose(w, 1 / np.abs(r), rtol=1e-15)
+    np.testing.assert_allclose(np.sum(w * r**2), np.abs(r).sum(), rtol=1e-14)
+    # a vanishing residual gets a finite weight of at least 1/(ε max|r|), the others 1/|r|
+    r[2, 3] = 0.0
+    w = irls_weights(r, eps=1e-6)
+    assert np.isfinite(w[2, 3]) and w[2, 3] >= 1 / (1e-6 * np.abs(r).max())
+    keep = r != 0
+    np.testing.assert_allclose(w[keep], 1 / np.abs(r[keep]), rtol=1e-15)
+
+
+def test_irls_weights_of_an_all_zero_residual_are_finite():
+    # the docstring: ε keeps the weights finite where a residual vanishes
+    assert np.all(np.isfinite(irls_weights(np.zeros((2, 2)))))
+
+
+def test_transform_of_zero_rows_is_zero(transform_problem):
+    # argmin_z ‖0 - Vᵀ z‖₁ is z = 0 (V has orthonormal rows)
+    model, _, _, _ = transform_problem
+    np.testing.assert_array_equal(model.transform(np.zeros((2, model.n_features_in_))), 0.0)
+
+
+def test_weighted_row_fits_equal_lstsq_with_square_root_weights():
+    rng = np.random.default_rng(36)
+    X = rng.standard_normal((4, 9))
+    W = rng.standard_normal((9, 3))
+    weights = rng.uniform(0.1, 5.0, (4, 9))
+    Z = weighted_row_fits(X, W, weights)
+    assert Z.shape == (4, 3)
+    for i in range(4):
+        root = np.sqrt(weights[i])
+        z_ref = np.linalg.lstsq(root[:, None] * W, root * X[i], rcond=None)[0]
+        np.testing.assert_allclose(Z[i], z_ref, rtol=1e-11, atol=1e-13)
+
+
+# ---------------------------------------------------------------------------
+# 12. Determinism and inputs left untouched
+# ---------------------------------------------------------------------------
+
+
+def test_same_random_state_gives_identical_results():
+    M, _, _, _ = planted_problem(150, 5, 0.05, seed=37)
+    a = RobustPCA(svd="truncated", random_state=3).fit(M)
+    b = RobustPCA(svd="truncated", random_state=3).fit(M)
+    for name in ("low_rank_", "sparse_", "components_", "residual_history_"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    assert (a.n_iter_, a.n_svd_, a.mu_) == (b.n_iter_, b.n_svd_, b.mu_)
+    c = RobustPCA(svd="truncated", random_state=np.random.default_rng(3)).fit(M)
+    np.testing.assert_array_equal(c.low_rank_, a.low_rank_)
+    # another seed changes only the randomized SVDs' rounding
+    d = RobustPCA(svd="truncated", random_state=4).fit(M)
+    assert np.linalg.norm(d.low_rank_ - a.low_rank_) / np.linalg.norm(M) < 1e-6
+
+
+def test_inputs_are_not_modified():
+    M, _, _, _ = planted_problem(120, 4, 0.05, seed=38)
+    M_copy = M.copy()
+    model = RobustPCA(random_state=0).fit(M)
+    np.testing.assert_array_equal(M, M_copy)
+    model.transform(M)
+    model.fit_transform(M)
+    np.testing.assert_array_equal(M, M_copy)
+    Z = np.ones((2, model.rank_))
+    model.inverse_transform(Z)
+    np.testing.assert_array_equal(Z, 1.0)
+    X, _ = l1_factor_data(40, 8, 2, 0.05, 39)
+    X_copy = X.copy()
+    l1_low_rank(X, 2)
+    np.testing.assert_array_equal(X, X_copy)
+    r = np.arange(-3.0, 3.0)
+    irls_weights(r)
+    np.testing.assert_array_equal(r, np.arange(-3.0, 3.0))
+    A = np.arange(12.0).reshape(3, 4)
+    singular_value_threshold(A, 1.0, rank_guess=1, random_state=0)
+    np.testing.assert_array_equal(A, np.arange(12.0).reshape(3, 4))
+
+
+# ---------------------------------------------------------------------------
+# 13. scikit-learn API
+# ---------------------------------------------------------------------------
+
+
+@without_array_api_check(parametrize_with_checks([RobustPCA(random_state=0)]))
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def test_get_params_set_params_clone():
+    model = RobustPCA(lam=0.1, tol=1e-8)
+    expected = {"lam": 0.1, "mu": None, "rho": 1.5, "tol": 1e-8, "max_iter": 500,
+                "svd": "auto", "random_state": None}
+    assert model.get_params() == expected
+    assert model.set_params(random_state=4, svd="full") is model
+    assert model.get_params() == {**expected, "random_state": 4, "svd": "full"}
+    M, _, _, _ = planted_problem(40, 2, 0.05, seed=40)
+    model.set_params(lam=None).fit(M)
+    copy = clone(model)
+    assert copy is not model and copy.get_params() == model.get_params()
+    assert not hasattr(copy, "low_rank_")
+    np.testing.assert_array_equal(copy.fit(M).low_rank_, model.low_rank_)
+
+
+def test_feature_names_out():
+    M, _, _, _ = planted_problem(40, 3, 0.05, seed=41)
+    model = RobustPCA(random_state=0).fit(M)
+    assert model.rank_ == 3
+    assert model.get_feature_names_out().tolist() == ["robustpca0", "robustpca1", "robustpca2"]
+    frame = pd.DataFrame(M, columns=[f"c{j}" for j in range(40)])
+    fitted = RobustPCA(random_state=0).set_output(transform="pandas").fit(frame)
+    np.testing.assert_array_equal(fitted.feature_names_in_, frame.columns)
+    out = fitted.transform(frame)
+    assert list(out.columns) == ["robustpca0", "robustpca1", "robustpca2"]
+    np.testing.assert_array_equal(out.to_numpy(), model.transform(M))
+    np.testing.assert_array_equal(fitted.low_rank_, model.low_rank_)
