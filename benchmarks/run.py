@@ -1095,10 +1095,116 @@ def ppca_em_per_iteration(quick, repeat):
     )
 
 
+# Chapter 7, robust PCA (principal component pursuit). No reference library,
+# so a report: RobustPCA with svd="auto" (truncated SVDs sized by the
+# predicted rank) against the same algorithm with a full SVD every iteration.
+# The data are M = L + S: L = A Bᵀ / √n (A, B standard normal n x r, r =
+# ROBUST_PCA_RANK_SHARE n) and S with ROBUST_PCA_CORRUPTION of the entries, on
+# a uniformly random support, set to random signs x uniform[5, 10] x max|L|.
+# A full-SVD fit at n = 1 000 costs several seconds, so each size is timed
+# min(ROBUST_PCA_REPEAT, --repeat) times per mode (interleaved auto, full).
+ROBUST_PCA_SIZES = ((200, 400), (500, 1_000))  # (--quick, full)
+ROBUST_PCA_RANK_SHARE = 0.05
+ROBUST_PCA_CORRUPTION = 0.05
+ROBUST_PCA_REPEAT = 3
+# The issue's targets.
+ROBUST_PCA_MAX_ERROR = 1e-6
+ROBUST_PCA_MAX_ITER = 25
+ROBUST_PCA_MIN_SPEEDUP = 3.0
+# A tighter stopping tolerance than the default tol=1e-7, for one untimed fit
+# per size (the error of L is about 10x the final residual).
+ROBUST_PCA_INFO_TOL = 1e-8
+
+
+def low_rank_plus_sparse(n, rank, corruption, *, seed=0):
+    """``(M, L, support)``: ``M = L + S``, ``L`` of rank ``rank``, ``S`` sparse on ``support``."""
+    rng = np.random.default_rng(seed)
+    L = rng.standard_normal((n, rank)) @ rng.standard_normal((n, rank)).T / np.sqrt(n)
+    support = rng.random((n, n)) < corruption
+    count = int(support.sum())
+    S = np.zeros((n, n))
+    S[support] = rng.choice([-1.0, 1.0], count) * rng.uniform(5.0, 10.0, count) * np.abs(L).max()
+    return L + S, L, support
+
+
+def robust_pca(quick, repeat):
+    """Chapter 7: ``RobustPCA().fit`` (svd="auto") against ``svd="full"`` (printed table).
+
+    For each ``n``: iterations, SVDs, recovered rank, relative Frobenius error
+    of ``low_rank_``, whether ``sparse_`` has exactly the true support, and the
+    median fit time over ``min(ROBUST_PCA_REPEAT, repeat)`` interleaved fits of
+    each mode; the ratio full / auto of the medians, against the target.
+    """
+    repeat = min(ROBUST_PCA_REPEAT, repeat)
+    sizes = ROBUST_PCA_SIZES[0 if quick else 1]
+    modes = ("auto", "full")
+    # Warm-up of both code paths (LAPACK, randomized SVD) on a small matrix.
+    M_small, _, _ = low_rank_plus_sparse(120, 6, ROBUST_PCA_CORRUPTION, seed=1)
+    for svd in modes:
+        pcalib.RobustPCA(svd=svd, random_state=0).fit(M_small)
+
+    fits = "fit" if repeat == 1 else "fits"
+    print(
+        f"\nRobustPCA (principal component pursuit, inexact ALM), M = L + S, n x n, "
+        f"rank r = {ROBUST_PCA_RANK_SHARE:g} n, {ROBUST_PCA_CORRUPTION:.0%} of entries corrupted: "
+        f"RobustPCA(svd=..., random_state=0).fit(M), median of {repeat} interleaved {fits} "
+        "per mode. "
+        "err L = ||low_rank_ - L||_F / ||L||_F; S support = sparse_ != 0 exactly where S != 0.\n"
+        f"Targets: err L <= {ROBUST_PCA_MAX_ERROR:g} in at most {ROBUST_PCA_MAX_ITER} iterations; "
+        f"full / auto time >= {ROBUST_PCA_MIN_SPEEDUP:g}."
+    )
+    headers = ["n", "r", "svd", "n_iter_", "n_svd_", "rank_", "err L", "S support",
+               "median s", "ms/iter", "full / auto", "per pair [min-max]"]
+    rows, tight = [], []
+    for n in sizes:
+        rank = max(1, round(ROBUST_PCA_RANK_SHARE * n))
+        M, L, support = low_rank_plus_sparse(n, rank, ROBUST_PCA_CORRUPTION, seed=0)
+        print(f"running: RobustPCA {n}x{n}, rank {rank} ...", file=sys.stderr)
+        times = {svd: [] for svd in modes}
+        fitted = {}
+        for _ in range(repeat):
+            for svd in modes:
+                estimator = pcalib.RobustPCA(svd=svd, random_state=0)
+                gc.collect()
+                start = time.perf_counter()
+                estimator.fit(M)
+                times[svd].append(time.perf_counter() - start)
+                fitted[svd] = estimator
+        est = pcalib.RobustPCA(tol=ROBUST_PCA_INFO_TOL, random_state=0).fit(M)
+        error = np.linalg.norm(est.low_rank_ - L) / np.linalg.norm(L)
+        tight.append((n, est, error, np.array_equal(est.sparse_ != 0, support)))
+        medians = {svd: statistics.median(times[svd]) for svd in modes}
+        pair_ratios = [f / a for a, f in zip(times["auto"], times["full"])]
+        for svd in modes:
+            est = fitted[svd]
+            error = np.linalg.norm(est.low_rank_ - L) / np.linalg.norm(L)
+            exact = np.array_equal(est.sparse_ != 0, support)
+            auto = svd == "auto"
+            rows.append([
+                f"{n}", f"{rank}", svd, f"{est.n_iter_}", f"{est.n_svd_}", f"{est.rank_}",
+                f"{error:.3e}", "yes" if exact else "no",
+                f"{medians[svd]:.3f}", f"{1e3 * medians[svd] / est.n_iter_:.1f}",
+                f"{medians['full'] / medians['auto']:.2f}" if auto else "",
+                f"[{min(pair_ratios):.2f}-{max(pair_ratios):.2f}]" if auto else "",
+            ])
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    print("  ".join(h.rjust(w) for h, w in zip(headers, widths)))
+    print("  ".join("-" * w for w in widths))
+    for row in rows:
+        print("  ".join(c.rjust(w) for c, w in zip(row, widths)))
+    for n, est, error, exact in tight:
+        print(
+            f"info (one fit, untimed): RobustPCA(tol={ROBUST_PCA_INFO_TOL:g}, random_state=0) at "
+            f"n={n}: n_iter_ {est.n_iter_}, n_svd_ {est.n_svd_}, err L {error:.3e}, "
+            f"S support {'yes' if exact else 'no'}"
+        )
+
+
 # Later chapters: append a report ``f(quick: bool, repeat: int) -> None`` here.
 # Reports print their own table after the case table.
 REPORTS = [
     ppca_em_per_iteration,
+    robust_pca,
 ]
 
 

@@ -21,6 +21,7 @@ import warnings
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import validate_data
@@ -113,6 +114,21 @@ def singular_value_threshold(M, tau, *, rank_guess=None, random_state=None):
     keep = s > tau
     L = (U[:, keep] * (s[keep] - tau)) @ Vt[keep]
     return L, int(keep.sum()), n_svd
+
+
+def spectral_norm(M, rng):
+    """``‖M‖₂``, the largest singular value, by Lanczos (ARPACK) from a seeded start."""
+    if min(M.shape) < 3:
+        return float(scipy.linalg.norm(M, 2))
+    v0 = rng.standard_normal(min(M.shape))
+    return float(scipy.sparse.linalg.svds(M, k=1, v0=v0, return_singular_vectors=False)[0])
+
+
+def row_space(L, rank, rng):
+    """Orthonormal basis (``rank × n2``) of the row space of ``L``, which has that rank."""
+    if 0 < rank < TRUNCATED_SVD_SHARE * min(L.shape):
+        return randomized_svd_triplets(L, rank, rng)[2]
+    return scipy.linalg.svd(L, full_matrices=False, check_finite=False)[2][:rank]
 
 
 def default_lambda(shape):
@@ -232,12 +248,12 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         """The inexact augmented Lagrangian iterations (``alg-rpca``)."""
         n_min = min(M.shape)
         lam = default_lambda(M.shape) if self.lam is None else float(self.lam)
-        norm_two = scipy.linalg.norm(M, 2)
+        rng = as_generator(self.random_state)
+        norm_two = spectral_norm(M, rng)
         mu = 1.25 / norm_two if self.mu is None else float(self.mu)
         mu_max = mu * 1e7
         Y = M / max(norm_two, np.abs(M).max() / lam)        # dual start, J(M) scaling
         S = np.zeros_like(M)
-        rng = as_generator(self.random_state)
         guess = None  # the first thresholding uses a full SVD: no rank is known yet
         history, n_svd, converged = [], 0, False
         for n_iter in range(1, self.max_iter + 1):
@@ -252,8 +268,12 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             Y += mu * residual
             mu = min(mu * self.rho, mu_max)
             history.append(np.linalg.norm(residual) / norm_fro)
-            if use_truncated:
-                guess = predict_rank(rank, n_min if guess is None else guess, n_min)
+            if use_truncated and guess is None:
+                # after the first, full SVD: while S is still empty many values pass the
+                # threshold; start the truncated SVDs small, doubling if needed
+                guess = min(rank + 1, max(10, round(0.05 * n_min)))
+            elif use_truncated:
+                guess = predict_rank(rank, guess, n_min)
             if history[-1] < self.tol:
                 converged = True
                 break
@@ -264,8 +284,7 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
                 ConvergenceWarning,
                 stacklevel=3,
             )
-        _, s, Vt = scipy.linalg.svd(L, full_matrices=False, check_finite=False)
-        components, _ = flip_signs(Vt[:rank])
+        components, _ = flip_signs(row_space(L, rank, rng))
         return dict(low_rank_=L, sparse_=S, rank_=rank, components_=components, lam_=lam,
                     mu_=mu, dual_=Y, n_iter_=n_iter, n_svd_=n_svd,
                     residual_history_=np.array(history), converged_=converged)
