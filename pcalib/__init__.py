@@ -15,6 +15,8 @@ Modules mirror the chapters of the book:
 * :mod:`pcalib.elastic_net` – chapter 5, the elastic net by coordinate descent;
 * :mod:`pcalib.sparse_pca` – chapter 5, :class:`ElasticNetSPCA` (Zou, Hastie
   and Tibshirani's sparse PCA);
+* :mod:`pcalib.nmf` – chapter 6, :class:`NMF` (multiplicative updates for
+  the Frobenius and KL losses, HALS);
 * :mod:`pcalib.robust_pca` – chapter 7, :class:`RobustPCA` (principal
   component pursuit) and the L1 factorisation :func:`l1_low_rank`;
 * :mod:`pcalib.datasets` – data that needs no network.
@@ -23,6 +25,7 @@ Modules mirror the chapters of the book:
 from .factorization import FactorizationResult, pca_als, pca_gradient_descent
 from .kernel_pca import KernelPCA, KernelRankWarning
 from .out_of_core import DaskPCAResult, pca_dask
+from .nmf import NMF
 from .pca import PCA
 from .robust_pca import RobustPCA, l1_low_rank
 from .sparse_pca import ElasticNetSPCA
@@ -34,6 +37,7 @@ __all__ = [
     "PPCA",
     "ElasticNetSPCA",
     "RobustPCA",
+    "NMF",
     "l1_low_rank",
     "KernelRankWarning",
     "DaskPCAResult",
