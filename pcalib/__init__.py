@@ -17,6 +17,8 @@ Modules mirror the chapters of the book:
   and Tibshirani's sparse PCA);
 * :mod:`pcalib.nmf` – chapter 6, :class:`NMF` (multiplicative updates for
   the Frobenius and KL losses, HALS);
+* :mod:`pcalib.matrix_factorization` – chapter 6, ridge, sparse and logistic
+  factorisations;
 * :mod:`pcalib.robust_pca` – chapter 7, :class:`RobustPCA` (principal
   component pursuit) and the L1 factorisation :func:`l1_low_rank`;
 * :mod:`pcalib.datasets` – data that needs no network.
