@@ -1,4 +1,4 @@
-"""Non-negative matrix factorisation (chapter 6 of the book, ``book/nmf.md``).
+"""Non-negative matrix factorisation (chapter 6 of the book, in preparation).
 
 ``X ≈ W H`` with ``X`` (n × d), ``W`` (n × k) and ``H`` (k × d) all
 non-negative, fitted by minimising
