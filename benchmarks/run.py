@@ -54,7 +54,9 @@ import threadpoolctl
 from sklearn.exceptions import ConvergenceWarning
 
 import pcalib
+import pcalib.datasets
 import pcalib.elastic_net
+import sklearn.datasets
 
 # --------------------------------------------------------------------------- #
 # Cases                                                                        #
@@ -823,6 +825,111 @@ def sparse_pca_fit(quick):
     ]
 
 
+# Chapter 6, NMF. Two data sets, both non-negative: scikit-learn's digits
+# (1 797 x 64, pixel counts 0-16) and pcalib.datasets.load_faces() (100 x 625,
+# grey levels in [0, 1]), k = 16, init="nndsvda" on both sides.
+NMF_COMPONENTS = 16
+NMF_CD_MAX_ITER = 1000      # scikit-learn solver="cd", default tol=1e-4
+NMF_MU_ITERATIONS = (50, 200)  # (--quick, full) for the MU-against-MU rows
+NMF_QUICK_DIGITS = 500      # --quick: the first 500 digits only
+# pcalib's tol must be positive: this small a tol makes it run all max_iter
+# iterations (the ConvergenceWarning is silenced); scikit-learn accepts tol=0.
+NMF_PCALIB_TOL = 1e-15
+NMF_REPEAT = 5              # a cd fit on digits costs about 1-2 s
+
+
+def quiet(func):
+    """``func`` run with ``ConvergenceWarning`` silenced (the same cost on both sides)."""
+
+    def run():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            return func()
+
+    return run
+
+
+def smallest_max_iter(make, target_error):
+    """Smallest ``m`` with ``make(m).fit(X).reconstruction_err_ <= target_error`` (untimed).
+
+    Doubles ``m`` until the error is reached, then bisects; returns ``None``
+    when 8 192 iterations do not reach it. ``make(m)`` returns a fitted estimator.
+    """
+    hi = 1
+    while make(hi).reconstruction_err_ > target_error:
+        hi *= 2
+        if hi > 8_192:
+            return None
+    lo = hi // 2  # does not reach (or 0)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if make(mid).reconstruction_err_ <= target_error:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def nmf_fit(quick):
+    """Chapter 6: ``NMF`` HALS against sklearn's cd to the same loss, and MU against MU."""
+    k = NMF_COMPONENTS
+    digits = sklearn.datasets.load_digits().data.astype(np.float64)
+    if quick:
+        digits = digits[:NMF_QUICK_DIGITS]
+    faces = pcalib.datasets.load_faces().data
+    mu_iter = NMF_MU_ITERATIONS[0 if quick else 1]
+    cases = []
+    for label, X in (("digits", digits), ("faces", faces)):
+        shape = f"{label} {X.shape[0]}x{X.shape[1]}, k={k}"
+        sk_cd = quiet(lambda X=X: sklearn.decomposition.NMF(
+            k, solver="cd", init="nndsvda", max_iter=NMF_CD_MAX_ITER, random_state=0).fit(X))
+        reference = sk_cd()
+        target_error = reference.reconstruction_err_
+
+        def make_hals(m, X=X):
+            return quiet(lambda: pcalib.NMF(
+                k, solver="hals", init="nndsvda", max_iter=m, tol=NMF_PCALIB_TOL).fit(X))
+
+        m = smallest_max_iter(lambda m: make_hals(m)(), target_error)
+        if m is None:
+            print(f"nmf_fit: pcalib HALS does not reach {target_error:.6g} on {label} "
+                  "within 8 192 iterations; timing 8 192", file=sys.stderr)
+            m = 8_192
+
+        def cd_accuracy(pc, sk, m=m):
+            return (f"m={m} (pcalib n_iter_ {pc.n_iter_}), sklearn n_iter_ {sk.n_iter_}; "
+                    f"err pcalib {pc.reconstruction_err_:.6g} <= sklearn "
+                    f"{sk.reconstruction_err_:.6g}")
+
+        cases.append(Case(
+            name=f'NMF(solver="hals", max_iter=m) {shape}',
+            reference_name=f'sklearn NMF(solver="cd", max_iter={NMF_CD_MAX_ITER})',
+            pcalib=make_hals(m),
+            reference=sk_cd,
+            accuracy=cd_accuracy,
+            target=1.0,
+            repeat=NMF_REPEAT,
+        ))
+
+        def mu_accuracy(pc, sk):
+            return (f"n_iter_ {pc.n_iter_}/{sk.n_iter_}; err pcalib "
+                    f"{pc.reconstruction_err_:.6g}, sklearn {sk.reconstruction_err_:.6g}")
+
+        cases.append(Case(
+            name=f'NMF(solver="mu", max_iter={mu_iter}) {shape}',
+            reference_name=f'sklearn NMF(solver="mu", max_iter={mu_iter}, tol=0)',
+            pcalib=quiet(lambda X=X: pcalib.NMF(
+                k, solver="mu", init="nndsvda", max_iter=mu_iter, tol=NMF_PCALIB_TOL).fit(X)),
+            reference=quiet(lambda X=X: sklearn.decomposition.NMF(
+                k, solver="mu", init="nndsvda", max_iter=mu_iter, tol=0.0,
+                random_state=0).fit(X)),
+            accuracy=mu_accuracy,
+            target=1.0,
+            repeat=NMF_REPEAT,
+        ))
+    return cases
+
+
 # Later chapters: append a factory ``f(quick: bool) -> list[Case]`` here.
 CASE_FACTORIES = [
     pca_fit_tall,
@@ -834,6 +941,7 @@ CASE_FACTORIES = [
     ppca_closed_form,
     sparse_pca_elastic_net,
     sparse_pca_fit,
+    nmf_fit,
 ]
 
 
