@@ -205,6 +205,15 @@ def check_positive_float(value, *, name):
     return float(value)
 
 
+def check_non_negative_float(value, *, name):
+    """Raise unless ``value`` is a finite real number >= 0 (penalties, thresholds)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
+        raise TypeError(f"{name} must be a number >= 0, got {value!r}.")
+    if not (np.isfinite(value) and value >= 0):
+        raise ValueError(f"{name} must be a finite number >= 0, got {value}.")
+    return float(value)
+
+
 def check_bool(value, *, name):
     """Raise ``TypeError`` unless ``value`` is True or False."""
     if not isinstance(value, (bool, np.bool_)):

@@ -21,12 +21,17 @@ minimises ``‖y - X w‖² / (2n) + α ρ ‖w‖₁ + α (1 - ρ) ‖w‖² / 
 """
 
 import warnings
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ._validation import as_float_matrix, check_positive_float, check_positive_int
+from ._validation import (
+    as_float_matrix,
+    check_non_negative_float,
+    check_positive_float,
+    check_positive_int,
+)
 
 
 def soft_threshold(value, threshold):
@@ -200,12 +205,7 @@ def elastic_net_gram(G, c, *, l1, l2, beta_init=None, max_iter=1000, tol=1e-10):
 
 def check_penalties(l1, l2):
     """Validate ``λ₁, λ₂``: finite real numbers ``≥ 0``."""
-    for value, name in ((l1, "l1"), (l2, "l2")):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
-            raise TypeError(f"{name} must be a number >= 0, got {value!r}.")
-        if not (np.isfinite(value) and value >= 0):
-            raise ValueError(f"{name} must be a finite number >= 0, got {value}.")
-    return float(l1), float(l2)
+    return check_non_negative_float(l1, name="l1"), check_non_negative_float(l2, name="l2")
 
 
 def check_gram_problem(G, c):

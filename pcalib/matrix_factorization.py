@@ -17,15 +17,9 @@ here the penalised objective of the function):
 
 import numpy as np
 
-from ._validation import check_positive_float
+from ._validation import check_non_negative_float, check_positive_float
 from .elastic_net import soft_threshold
 from .factorization import _finish, _random_init, _validate_factorization_args
-
-
-def _check_penalty(value, name):
-    if value != 0:
-        check_positive_float(value, name=name)
-    return float(value)
 
 
 def _ridge_solve(A, B, l2):
@@ -46,7 +40,7 @@ def ridge_factorization(X, n_components, *, l2, max_iter=500, tol=1e-10, random_
     FactorizationResult
     """
     X, k, rng = _validate_factorization_args(X, n_components, max_iter, tol, random_state)
-    l2 = _check_penalty(l2, "l2")
+    l2 = check_non_negative_float(l2, name="l2")
     Z, W = _random_init(rng, *X.shape, k, X)
 
     def value(Z, W):
@@ -77,7 +71,7 @@ def sparse_factorization(X, n_components, *, l1, l2=1.0, max_iter=1000, tol=1e-1
     FactorizationResult
     """
     X, k, rng = _validate_factorization_args(X, n_components, max_iter, tol, random_state)
-    l1 = _check_penalty(l1, "l1")
+    l1 = check_non_negative_float(l1, name="l1")
     l2 = check_positive_float(l2, name="l2")
     Z, W = _random_init(rng, *X.shape, k, X)
 
@@ -122,7 +116,7 @@ def logistic_factorization(X, n_components, *, l2=1.0, max_iter=2000, tol=1e-9,
     X, k, rng = _validate_factorization_args(X, n_components, max_iter, tol, random_state)
     if not np.all((X == 0) | (X == 1)):
         raise ValueError("X must be binary (entries 0 or 1) for logistic_factorization.")
-    l2 = _check_penalty(l2, "l2")
+    l2 = check_non_negative_float(l2, name="l2")
     n, d = X.shape
     Z = 0.1 * rng.standard_normal((n, k))
     W = 0.1 * rng.standard_normal((k, d))

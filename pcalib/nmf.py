@@ -34,6 +34,7 @@ from ._validation import (
     as_float_matrix,
     as_generator,
     check_fitted,
+    check_non_negative_float,
     check_option,
     check_positive_float,
     check_positive_int,
@@ -230,8 +231,7 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             raise ValueError("solver='hals' minimises the Frobenius loss only; use solver='mu' "
                              "for loss='kullback-leibler'.")
         for value, name in ((self.l1_penalty, "l1_penalty"), (self.l2_penalty, "l2_penalty")):
-            if value != 0:
-                check_positive_float(value, name=name)
+            check_non_negative_float(value, name=name)
         check_positive_int(self.max_iter, name="max_iter")
         check_positive_float(self.tol, name="tol")
         as_generator(self.random_state)

@@ -32,6 +32,7 @@ from ._validation import (
     as_float_matrix,
     check_bool,
     check_fitted,
+    check_non_negative_float,
     check_positive_float,
     check_positive_int,
 )
@@ -218,8 +219,7 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         check_bool(self.standardize, name="standardize")
         check_positive_int(self.max_iter, name="max_iter")
         check_positive_float(self.tol, name="tol")
-        if self.l2_penalty != 0:
-            check_positive_float(self.l2_penalty, name="l2_penalty")
+        check_non_negative_float(self.l2_penalty, name="l2_penalty")
 
     def _per_component(self, value, name, kind, k):
         """``value`` as a length-``k`` array, checked."""
