@@ -7,7 +7,8 @@ non-negative, fitted by minimising
 * the generalised Kullback–Leibler divergence
   ``Σ_ij x_ij log(x_ij / (WH)_ij) - x_ij + (WH)_ij`` (eq. ``eq-nmf-kl``),
 
-plus optional penalties ``λ₁ (‖W‖₁ + ‖H‖₁) + ½ λ₂ (‖W‖²_F + ‖H‖²_F)``.
+plus optional penalties ``λ₁ᵂ‖W‖₁ + λ₁ᴴ‖H‖₁ + ½ λ₂ᵂ‖W‖²_F + ½ λ₂ᴴ‖H‖²_F``,
+set for both factors at once or for each.
 
 Solvers: the multiplicative updates of Lee and Seung (both losses; each update
 never increases the objective), and HALS (hierarchical alternating least
@@ -25,11 +26,11 @@ objective and is left as fitted.
 import warnings
 
 import numpy as np
-import scipy.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import validate_data
 
+from .high_dim import randomized_svd
 from ._validation import (
     as_float_matrix,
     as_generator,
@@ -46,6 +47,11 @@ INITS = ("random", "nndsvd", "nndsvda")
 # Added to denominators and arguments of logarithms so that zero rows,
 # zero columns and exact zeros never divide by zero.
 TINY = 1e-12
+# Above this min(n, d), NNDSVD takes its k singular triplets from a randomized
+# SVD (seeded, so the start stays deterministic) instead of a full SVD.
+FULL_SVD_MAX = 1000
+# NNDSVD entries below this are set to zero (and filled, for "nndsvda").
+NNDSVD_ZERO = 1e-6
 
 
 def check_non_negative(X, *, name="X"):
@@ -60,60 +66,111 @@ def check_non_negative(X, *, name="X"):
         )
 
 
-def objective(X, W, H, loss, l1, l2):
+def penalty_pair(value, *, name):
+    """``(for W, for H)`` from one penalty for both factors or a pair of them."""
+    if isinstance(value, (tuple, list)):
+        if len(value) != 2:
+            raise ValueError(f"{name} must be a number >= 0 or a pair (for W, for H); "
+                             f"got {len(value)} values.")
+        return tuple(check_non_negative_float(v, name=name) for v in value)
+    value = check_non_negative_float(value, name=name)
+    return value, value
+
+
+def penalty(W, H, l1, l2):
+    """``λ₁ᵂ‖W‖₁ + λ₁ᴴ‖H‖₁ + ½ λ₂ᵂ‖W‖²_F + ½ λ₂ᴴ‖H‖²_F`` (eq. ``eq-nmf-penalised``).
+
+    ``l1`` and ``l2`` are pairs ``(for W, for H)``; ``W, H ≥ 0``, so ``‖·‖₁`` is the sum.
+    """
+    return float(l1[0] * W.sum() + l1[1] * H.sum()
+                 + 0.5 * (l2[0] * np.sum(W * W) + l2[1] * np.sum(H * H)))
+
+
+def objective(X, W, H, loss, l1=(0.0, 0.0), l2=(0.0, 0.0)):
     """The loss (eq. ``eq-nmf-frobenius`` or ``eq-nmf-kl``) plus the penalties."""
     WH = W @ H
     if loss == "frobenius":
         value = 0.5 * float(np.sum((X - WH) ** 2))
     else:
-        positive = X > 0
-        value = float(np.sum(X[positive] * np.log(X[positive] / np.maximum(WH[positive], TINY)))
-                      - X.sum() + WH.sum())
-    penalty = l1 * (W.sum() + H.sum()) + 0.5 * l2 * (np.sum(W * W) + np.sum(H * H))
-    return value + float(penalty)
+        value = kl_divergence(X, WH)
+    return value + penalty(W, H, l1, l2)
 
 
-def multiplicative_update_H(X, W, H, loss, l1, l2):
-    """Lee–Seung update of ``H`` (eqs. ``eq-nmf-mu-frobenius``, ``eq-nmf-mu-kl``).
+def kl_divergence(X, WH):
+    """``Σ x log(x / WH) - x + WH`` over all entries, ``0 log 0 = 0`` (eq. ``eq-nmf-kl``)."""
+    positive = X > 0
+    return float(np.sum(X[positive] * np.log(X[positive] / np.maximum(WH[positive], TINY)))
+                 - X.sum() + WH.sum())
 
-    Frobenius: ``H ← H ∘ (Wᵀ X) / (Wᵀ W H + λ₁ + λ₂ H)``.
-    KL: ``H ← H ∘ Wᵀ (X / WH) / (Wᵀ 1 + λ₁ + λ₂ H)``.
-    Each is gradient descent with the step ``H / denominator`` per entry, the
-    rescaling that keeps ``H`` non-negative and never increases the objective.
+
+def frobenius_from_products(X_squared_norm, WtX, H, WtW, HHt):
+    """``½‖X - W H‖²_F = ½‖X‖² - ⟨Wᵀ X, H⟩ + ½⟨Wᵀ W, H Hᵀ⟩`` from products at hand.
+
+    The updates have just formed ``Wᵀ X`` (k × d), ``Wᵀ W`` and ``H Hᵀ`` (k × k),
+    so the loss costs ``O(d k + k²)`` instead of the ``O(n d k)`` of ``W H``.
     """
-    if loss == "frobenius":
-        numerator = W.T @ X
-        denominator = (W.T @ W) @ H
-    else:
-        numerator = W.T @ (X / np.maximum(W @ H, TINY))
-        denominator = np.broadcast_to(W.sum(axis=0)[:, np.newaxis], H.shape)
-    return H * numerator / (denominator + l1 + l2 * H + TINY)
+    return 0.5 * X_squared_norm - float(np.sum(WtX * H)) + 0.5 * float(np.sum(WtW * HHt))
 
 
-def hals_update_H(X, W, H, l1, l2):
+def multiplicative_update_frobenius(H, A, B, l1, l2):
+    """Lee–Seung update of ``H`` for the Frobenius loss (eq. ``eq-nmf-mu-frobenius``).
+
+    ``H ← H ∘ A / (B H + λ₁ + λ₂ H)`` with ``A = Wᵀ X`` (k × d) and
+    ``B = Wᵀ W`` (k × k): gradient descent with the entrywise step
+    ``H / (B H + λ₁ + λ₂ H)``, which keeps ``H`` non-negative and never
+    increases the objective.
+    """
+    denominator = B @ H
+    if l2 > 0:
+        denominator += l2 * H
+    denominator += l1 + TINY
+    H_new = A / denominator
+    H_new *= H
+    return H_new
+
+
+def multiplicative_update_kl(X, W, H, WH, l1, l2):
+    """Lee–Seung update of ``H`` for the KL divergence (eq. ``eq-nmf-mu-kl``).
+
+    ``H ← H ∘ Wᵀ (X / W H) / (Wᵀ 1 + λ₁ + λ₂ H)``; ``WH`` is ``W @ H``, passed in
+    because the caller has it already.
+    """
+    numerator = W.T @ (X / np.maximum(WH, TINY))
+    denominator = W.sum(axis=0)[:, np.newaxis] + l2 * H
+    denominator += l1 + TINY
+    numerator /= denominator
+    numerator *= H
+    return numerator
+
+
+def hals_update(H, A, B, l1, l2):
     """One HALS sweep over the rows of ``H`` (eq. ``eq-nmf-hals``), Frobenius loss.
 
-    With ``A = Wᵀ X`` and ``B = Wᵀ W``, row ``j`` minimises the objective
-    exactly with the others fixed:
-    ``h_j ← max(0, h_j + (a_j - B_j H - λ₁) / (B_jj + λ₂))``.
+    With ``A = Wᵀ X`` (k × d) and ``B = Wᵀ W`` (k × k), row ``j`` minimises the
+    objective exactly with the other rows fixed:
+    ``h_j ← max(0, (a_j - λ₁ - Σ_{i≠j} B_ji h_i) / (B_jj + λ₂))``.
+    Rows are updated in turn, each using the new values of those before it.
+    A row with ``B_jj + λ₂ = 0`` (an all-zero column of ``W``, no ``λ₂``) does
+    not enter the loss and is left as it is, as scikit-learn's ``cd`` does:
+    setting it to 0 (the exact minimiser when ``λ₁ > 0``) would make the
+    component dead for good, and keeping it lets the next ``W`` update revive
+    it. :func:`drop_dead_components` zeroes what is still dead at the end.
+
+    Returns the new ``H`` (k × d); ``H`` itself is not modified.
     """
-    H = H.copy()
-    A = W.T @ X
-    B = W.T @ W
-    for j in range(H.shape[0]):
-        curvature = B[j, j] + l2
-        if curvature <= 0.0:  # an all-zero column of W: h_j does not enter the loss
-            H[j] = 0.0 if l1 > 0 or l2 > 0 else H[j]
-            continue
-        H[j] = np.maximum(0.0, H[j] + (A[j] - B[j] @ H - l1 - l2 * H[j]) / curvature)
+    H = np.array(H, order="C")
+    curvature = np.diag(B) + l2
+    idle = curvature <= 0
+    safe = np.where(idle, 1.0, curvature)[:, np.newaxis]
+    A_scaled = (A - l1) / safe
+    C = B / safe
+    np.fill_diagonal(C, 0.0)
+    row = np.empty(H.shape[1])
+    for j in np.flatnonzero(~idle):
+        np.dot(C[j], H, out=row)
+        np.subtract(A_scaled[j], row, out=row)
+        np.maximum(row, 0.0, out=H[j])
     return H
-
-
-def update_factor(X, W, H, loss, solver, l1, l2):
-    """One update of ``H`` with ``W`` fixed (the ``W`` update is this on ``Xᵀ``)."""
-    if solver == "hals":
-        return hals_update_H(X, W, H, l1, l2)
-    return multiplicative_update_H(X, W, H, loss, l1, l2)
 
 
 def nndsvd(X, k, *, fill_zeros=False):
@@ -123,14 +180,15 @@ def nndsvd(X, k, *, fill_zeros=False):
     or the negative parts of ``u`` and ``v``, whichever pair has the larger
     product of norms, scaled by ``√σ``. ``fill_zeros`` replaces the zeros by
     the mean of ``X`` (``"nndsvda"``), which multiplicative updates need, since
-    they can never move an entry away from 0.
+    they can never move an entry away from 0. Entries below ``NNDSVD_ZERO``
+    count as zeros (scikit-learn's convention, so the two starts agree).
 
     Returns
     -------
     W : ndarray of shape (n, k)
     H : ndarray of shape (k, d)
     """
-    U, s, Vt = scipy.linalg.svd(X, full_matrices=False, check_finite=False)
+    U, s, Vt = top_singular_triplets(X, k)
     W = np.zeros((X.shape[0], k))
     H = np.zeros((k, X.shape[1]))
     W[:, 0] = np.sqrt(s[0]) * np.abs(U[:, 0])
@@ -146,10 +204,40 @@ def nndsvd(X, k, *, fill_zeros=False):
         if size > 0:
             W[:, j] = np.sqrt(s[j] * size) * u_part / np.linalg.norm(u_part)
             H[j] = np.sqrt(s[j] * size) * v_part / np.linalg.norm(v_part)
+    W[W < NNDSVD_ZERO] = 0.0
+    H[H < NNDSVD_ZERO] = 0.0
     if fill_zeros:
         mean = X.mean()
         W[W == 0] = mean
         H[H == 0] = mean
+    return W, H
+
+
+def top_singular_triplets(X, k):
+    """``U`` (n × k), ``s`` (k,), ``Vt`` (k × d) of the top ``k`` singular triplets.
+
+    A full SVD up to ``min(n, d) = FULL_SVD_MAX``, a randomized one (seed 0)
+    beyond; NumPy's LAPACK either way, as the updates use NumPy's BLAS.
+    """
+    if min(X.shape) <= FULL_SVD_MAX:
+        U, s, Vt = np.linalg.svd(X, full_matrices=False)
+        return U[:, :k], s[:k], Vt[:k]
+    Vt, s, _ = randomized_svd(X, k, random_state=0)
+    safe = np.where(s > 0, s, 1.0)
+    return (X @ Vt.T) / safe, s, Vt
+
+
+def drop_dead_components(W, H):
+    """Zero ``h_j`` where ``w_j = 0`` and ``w_j`` where ``h_j = 0``.
+
+    ``W H`` is unchanged and the penalties can only fall; afterwards a zero
+    row of ``H`` is exactly a dead component, whose coefficient
+    :meth:`NMF.transform` reports as 0.
+    """
+    dead = (W.max(axis=0) <= 0) | (H.max(axis=1) <= 0)
+    W, H = W.copy(), H.copy()
+    W[:, dead] = 0.0
+    H[dead] = 0.0
     return W, H
 
 
@@ -169,6 +257,76 @@ def normalise(W, H):
     return W[:, order], H[order]
 
 
+def frobenius_iterations(X, W, H, *, solver, l1, l2, max_iter, tol):
+    """Alternate ``W`` then ``H`` updates (HALS or MU) for the Frobenius loss.
+
+    Each half-step computes the two products it needs, ``H Xᵀ, H Hᵀ`` or
+    ``Wᵀ X, Wᵀ W``, and the loss comes from them (:func:`frobenius_from_products`).
+
+    Returns ``W, H``, the objective history (start, then after every
+    iteration) and whether the decrease fell below ``tol`` times the start.
+    """
+    update = hals_update if solver == "hals" else multiplicative_update_frobenius
+    X_squared_norm = float(np.sum(X * X))
+    HHt = H @ H.T
+    loss = frobenius_from_products(X_squared_norm, W.T @ X, H, W.T @ W, HHt)
+    history = [loss + penalty(W, H, l1, l2)]
+    for _ in range(max_iter):
+        W = update(W.T, H @ X.T, HHt, l1[0], l2[0]).T
+        WtX, WtW = W.T @ X, W.T @ W
+        H = update(H, WtX, WtW, l1[1], l2[1])
+        HHt = H @ H.T
+        loss = frobenius_from_products(X_squared_norm, WtX, H, WtW, HHt)
+        history.append(loss + penalty(W, H, l1, l2))
+        if history[-2] - history[-1] <= tol * history[0]:
+            return W, H, history, True
+    return W, H, history, False
+
+
+def kl_iterations(X, W, H, *, l1, l2, max_iter, tol):
+    """Alternate multiplicative ``W`` then ``H`` updates for the KL divergence.
+
+    ``W H`` is formed twice per iteration; the second serves both the
+    objective and the next ``W`` update. Returns as :func:`frobenius_iterations`.
+    """
+    WH = W @ H
+    history = [kl_divergence(X, WH) + penalty(W, H, l1, l2)]
+    for _ in range(max_iter):
+        W = multiplicative_update_kl(X.T, H.T, W.T, WH.T, l1[0], l2[0]).T
+        H = multiplicative_update_kl(X, W, H, W @ H, l1[1], l2[1])
+        WH = W @ H
+        history.append(kl_divergence(X, WH) + penalty(W, H, l1, l2))
+        if history[-2] - history[-1] <= tol * history[0]:
+            return W, H, history, True
+    return W, H, history, False
+
+
+def solve_W(X, W, H, *, loss, l1, l2, max_sweeps=5000, rtol=1e-10):
+    """``argmin_W`` of the objective with ``H`` fixed, a convex problem.
+
+    HALS sweeps for the Frobenius loss (``H Xᵀ`` and ``H Hᵀ`` are formed once,
+    so a sweep costs ``O(n k²)``), multiplicative updates for KL; stops when
+    ``W`` changes by less than ``rtol`` relative, or after ``max_sweeps``.
+    ``l1`` and ``l2`` are the penalties on ``W``.
+
+    Returns ``W`` of shape (n, k).
+    """
+    if loss == "frobenius":
+        HXt, HHt = H @ X.T, H @ H.T
+
+        def sweep(W):
+            return hals_update(W.T, HXt, HHt, l1, l2).T
+    else:
+        def sweep(W):
+            return multiplicative_update_kl(X.T, H.T, W.T, (W @ H).T, l1, l2).T
+    for _ in range(max_sweeps):
+        W_new = sweep(W)
+        if np.abs(W_new - W).max() <= rtol * max(np.abs(W_new).max(), TINY):
+            return W_new
+        W = W_new
+    return W
+
+
 class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Non-negative matrix factorisation ``X ≈ W H``.
 
@@ -180,8 +338,9 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     solver : {"hals", "mu"}, default="hals"
         ``"hals"`` (Frobenius only) or Lee–Seung multiplicative updates.
     init : {"nndsvda", "nndsvd", "random"}, default="nndsvda"
-    l1_penalty, l2_penalty : float, default=0.0
-        ``λ₁`` and ``λ₂`` on both factors.
+    l1_penalty, l2_penalty : float or (float, float), default=0.0
+        ``λ₁`` and ``λ₂`` of eq. ``eq-nmf-penalised``: one number for both
+        factors, or a pair ``(for W, for H)``.
     max_iter : int, default=500
     tol : float, default=1e-6
         Stop when the objective decreases by less than ``tol`` times its
@@ -203,6 +362,11 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         ``fit_transform`` returns and ``transform`` computes); it never
         increases.
     n_features_in_ : int
+
+    Notes
+    -----
+    Each iteration updates ``W`` and then ``H``, as scikit-learn's ``cd`` and
+    ``mu`` solvers do.
     """
 
     def __init__(self, n_components=2, *, loss="frobenius", solver="hals", init="nndsvda",
@@ -223,6 +387,7 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         return tags
 
     def _check_parameters(self):
+        """Validate the parameters; return the penalty pairs ``(l1, l2)``."""
         check_positive_int(self.n_components, name="n_components")
         check_option(self.loss, name="loss", allowed=LOSSES)
         check_option(self.solver, name="solver", allowed=SOLVERS)
@@ -230,11 +395,11 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         if self.solver == "hals" and self.loss != "frobenius":
             raise ValueError("solver='hals' minimises the Frobenius loss only; use solver='mu' "
                              "for loss='kullback-leibler'.")
-        for value, name in ((self.l1_penalty, "l1_penalty"), (self.l2_penalty, "l2_penalty")):
-            check_non_negative_float(value, name=name)
         check_positive_int(self.max_iter, name="max_iter")
         check_positive_float(self.tol, name="tol")
         as_generator(self.random_state)
+        return (penalty_pair(self.l1_penalty, name="l1_penalty"),
+                penalty_pair(self.l2_penalty, name="l2_penalty"))
 
     def _check_X(self, X, reset):
         X_checked = as_float_matrix(X, name="X")
@@ -249,7 +414,7 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     def fit_transform(self, X, y=None):
         """Fit and return ``W`` of shape (n_samples, n_components_)."""
-        self._check_parameters()
+        l1, l2 = self._check_parameters()
         X_checked = as_float_matrix(X, name="X")
         check_non_negative(X_checked)
         k = self.n_components
@@ -257,17 +422,35 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"n_components must be at most min(n_samples, n_features) = "
                              f"{min(X_checked.shape)}; got {k}.")
         W, H = self._start(X_checked, k)
-        W, H, history = self._iterate(X_checked, W, H)
+        options = dict(l1=l1, l2=l2, max_iter=self.max_iter, tol=self.tol)
+        if self.loss == "frobenius":
+            W, H, history, converged = frobenius_iterations(X_checked, W, H,
+                                                            solver=self.solver, **options)
+        else:
+            W, H, history, converged = kl_iterations(X_checked, W, H, **options)
+        if not converged:
+            self._warn_not_converged(history)
         n_iter = len(history) - 1
-        W = self._solve_W(X_checked, W, H)       # the exact W for the final H, as transform
-        history.append(objective(X_checked, W, H, self.loss, self.l1_penalty, self.l2_penalty))
-        if self.l1_penalty == 0 and self.l2_penalty == 0:
+        # the exact W for the final H, as transform computes it
+        W = solve_W(X_checked, W, H, loss=self.loss, l1=l1[0], l2=l2[0])
+        W, H = drop_dead_components(W, H)
+        history.append(objective(X_checked, W, H, self.loss, l1, l2))
+        if not any(l1 + l2):
             W, H = normalise(W, H)
         validate_data(self, X, reset=True, skip_check_array=True)
         self.components_, self.n_components_ = H, k
         self.objective_history_, self.n_iter_ = np.array(history), n_iter
         self.reconstruction_err_ = self._reconstruction_error(X_checked, W, H)
         return W
+
+    def _warn_not_converged(self, history):
+        warnings.warn(
+            f"NMF stopped after max_iter={self.max_iter} iterations before converging "
+            f"(last decrease {(history[-2] - history[-1]) / history[0]:.3g} of the starting "
+            f"objective > tol={self.tol}).",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
 
     def _start(self, X, k):
         if self.init == "random":
@@ -276,51 +459,17 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     def _reconstruction_error(self, X, W, H):
         """``√(2 × loss)``: ``‖X - W H‖_F`` for Frobenius, as scikit-learn reports both."""
-        return float(np.sqrt(2.0 * max(objective(X, W, H, self.loss, 0.0, 0.0), 0.0)))
-
-    def _solve_W(self, X, W, H):
-        """``argmin_W`` with ``H`` fixed, a convex problem, solved to high accuracy.
-
-        HALS for the Frobenius loss (exact block minimisation, fast), the
-        multiplicative update for KL; stops when ``W`` changes by less than
-        ``1e-10`` relative, or after 5 000 sweeps.
-        """
-        solver = "hals" if self.loss == "frobenius" else "mu"
-        l1, l2 = float(self.l1_penalty), float(self.l2_penalty)
-        for _ in range(5000):
-            W_new = update_factor(X.T, H.T, W.T, self.loss, solver, l1, l2).T
-            if np.abs(W_new - W).max() <= 1e-10 * max(np.abs(W_new).max(), TINY):
-                return W_new
-            W = W_new
-        return W
-
-    def _iterate(self, X, W, H):
-        """Alternate the updates of ``H`` and ``W``; return them and the objective history."""
-        l1, l2 = float(self.l1_penalty), float(self.l2_penalty)
-        history = [objective(X, W, H, self.loss, l1, l2)]
-        for _ in range(self.max_iter):
-            H = update_factor(X, W, H, self.loss, self.solver, l1, l2)
-            W = update_factor(X.T, H.T, W.T, self.loss, self.solver, l1, l2).T
-            history.append(objective(X, W, H, self.loss, l1, l2))
-            if history[-2] - history[-1] <= self.tol * history[0]:
-                return W, H, history
-        warnings.warn(
-            f"NMF stopped after max_iter={self.max_iter} iterations before converging "
-            f"(last decrease {(history[-2] - history[-1]) / history[0]:.3g} of the starting "
-            f"objective > tol={self.tol}).",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
-        return W, H, history
+        return float(np.sqrt(2.0 * max(objective(X, W, H, self.loss), 0.0)))
 
     def transform(self, X):
-        """``W`` for new data with ``H = components_`` fixed (the same updates, on ``W`` only)."""
+        """``W`` for new data with ``H = components_`` fixed (:func:`solve_W`)."""
         check_fitted(self, "components_")
+        l1, l2 = self._check_parameters()
         X_checked = self._check_X(X, reset=False)
-        H = self.components_
         scale = np.sqrt(max(X_checked.mean(), TINY) / self.n_components_)
         W = np.full((X_checked.shape[0], self.n_components_), scale)
-        return self._solve_W(X_checked, W, H)
+        W[:, self.components_.max(axis=1) <= 0] = 0.0   # dead components stay at 0
+        return solve_W(X_checked, W, self.components_, loss=self.loss, l1=l1[0], l2=l2[0])
 
     def inverse_transform(self, W):
         """``W @ components_``."""

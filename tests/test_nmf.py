@@ -17,6 +17,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from estimator_checks import without_array_api_check
 
 from pcalib import NMF
+import pcalib.nmf
 from pcalib.nmf import nndsvd
 
 DIGITS = load_digits().data
@@ -69,6 +70,78 @@ def test_final_loss_within_one_percent_of_sklearn(solver, sklearn_solver, loss, 
         theirs.fit(X)
     # both are local optima from the same start: within 1 % (the issue's criterion)
     assert ours.reconstruction_err_ <= 1.01 * theirs.reconstruction_err_
+
+
+def sklearn_penalties(X, alpha_W, alpha_H, l1_ratio):
+    """scikit-learn's alpha_W, alpha_H, l1_ratio as pcalib's (for W, for H) pairs.
+
+    scikit-learn's objective is ½‖X - WH‖² + α_W ρ d ‖W‖₁ + ½ α_W (1-ρ) d ‖W‖²
+    + α_H ρ n ‖H‖₁ + ½ α_H (1-ρ) n ‖H‖² (its user guide, "NMF with a beta-divergence").
+    """
+    n, d = X.shape
+    l1 = (alpha_W * l1_ratio * d, alpha_H * l1_ratio * n)
+    l2 = (alpha_W * (1 - l1_ratio) * d, alpha_H * (1 - l1_ratio) * n)
+    return l1, l2
+
+
+def objective_here(X, W, H, l1, l2):
+    return (0.5 * np.sum((X - W @ H) ** 2) + l1[0] * W.sum() + l1[1] * H.sum()
+            + 0.5 * l2[0] * np.sum(W ** 2) + 0.5 * l2[1] * np.sum(H ** 2))
+
+
+# A penalty on one factor alone has no minimiser (shrinking that factor and
+# growing the other lowers it forever), so both factors are penalised, unequally.
+@pytest.mark.parametrize("alpha_W, alpha_H, l1_ratio", [
+    (0.002, 0.05, 1.0), (0.01, 0.002, 1.0), (0.05, 0.01, 0.0), (0.01, 0.03, 0.5)])
+def test_penalties_on_each_factor_match_sklearn(alpha_W, alpha_H, l1_ratio):
+    X = DIGITS[:400]
+    l1, l2 = sklearn_penalties(X, alpha_W, alpha_H, l1_ratio)
+    ours = NMF(6, solver="hals", l1_penalty=l1, l2_penalty=l2, max_iter=3000, tol=1e-10)
+    theirs = SklearnNMF(6, solver="cd", init="nndsvda", alpha_W=alpha_W, alpha_H=alpha_H,
+                        l1_ratio=l1_ratio, max_iter=3000, tol=1e-10)
+    with convergence_warnings_allowed():
+        W = ours.fit_transform(X)
+        W_sk = theirs.fit_transform(X)
+    value = objective_here(X, W, ours.components_, l1, l2)
+    value_sk = objective_here(X, W_sk, theirs.components_, l1, l2)
+    np.testing.assert_allclose(ours.objective_history_[-1], value, rtol=1e-10)
+    assert value <= 1.01 * value_sk
+    # the more heavily L1-penalised factor is the sparser one
+    if l1_ratio == 1.0:
+        zeros_W, zeros_H = np.mean(W == 0), np.mean(ours.components_ == 0)
+        assert (zeros_H > zeros_W) == (alpha_H * X.shape[0] > alpha_W * X.shape[1])
+
+
+def test_kkt_conditions_with_penalties_on_each_factor():
+    X = np.random.default_rng(6).random((30, 20))
+    l1, l2 = (0.3, 0.05), (0.1, 0.2)
+    model = NMF(4, solver="hals", l1_penalty=l1, l2_penalty=l2, max_iter=5000, tol=1e-14)
+    with convergence_warnings_allowed():
+        W = model.fit_transform(X)
+    H = model.components_
+    grad_W = (W @ H - X) @ H.T + l1[0] + l2[0] * W
+    grad_H = W.T @ (W @ H - X) + l1[1] + l2[1] * H
+    scale = np.abs(X).max() ** 2
+    assert W.min() >= 0 and H.min() >= 0
+    assert grad_W.min() >= -1e-5 * scale and grad_H.min() >= -1e-5 * scale
+    assert np.abs(W * grad_W).max() <= 1e-5 * scale
+    assert np.abs(H * grad_H).max() <= 1e-5 * scale
+
+
+@pytest.mark.parametrize("value, error", [((0.1,), ValueError), ((0.1, -1.0), ValueError),
+                                          ((0.1, "a"), TypeError)])
+def test_penalty_pairs_are_checked(value, error):
+    with pytest.raises(error, match="l2_penalty"):
+        NMF(2, l2_penalty=value).fit(np.ones((4, 3)))
+
+
+def test_nndsvd_from_randomized_svd_matches_full_svd(monkeypatch):
+    rng = np.random.default_rng(7)
+    X = rng.random((60, 4)) @ rng.random((4, 50)) + 0.01 * rng.random((60, 50))
+    W_full, H_full = nndsvd(X, 4)
+    monkeypatch.setattr(pcalib.nmf, "FULL_SVD_MAX", 10)  # take the randomized branch
+    W_rand, H_rand = nndsvd(X, 4)
+    np.testing.assert_allclose(W_rand @ H_rand, W_full @ H_full, atol=1e-8)
 
 
 def test_kkt_conditions_hold_at_a_hals_fixed_point():
