@@ -11,9 +11,9 @@ plus optional penalties ``λ₁ᵂ‖W‖₁ + λ₁ᴴ‖H‖₁ + ½ λ₂ᵂ�
 set for both factors at once or for each.
 
 Solvers: the multiplicative updates of Lee and Seung (both losses; each update
-never increases the objective), and HALS (hierarchical alternating least
-squares, exact coordinate-block minimisation, Frobenius only), usually much
-faster. Naming follows scikit-learn: ``components_`` is ``H``, ``transform``
+never increases the objective), HALS (hierarchical alternating least squares,
+exact coordinate-block minimisation, Frobenius only), usually much faster, and
+projected gradient (Frobenius only), the simplest non-negative method. Naming follows scikit-learn: ``components_`` is ``H``, ``transform``
 returns ``W``.
 
 Non-uniqueness: ``W H = (W D)(D⁻¹ H)`` for any positive diagonal ``D`` and
@@ -42,7 +42,7 @@ from ._validation import (
 )
 
 LOSSES = ("frobenius", "kullback-leibler")
-SOLVERS = ("mu", "hals")
+SOLVERS = ("mu", "hals", "pg")
 INITS = ("random", "nndsvd", "nndsvda")
 # Added to denominators and arguments of logarithms so that zero rows,
 # zero columns and exact zeros never divide by zero.
@@ -173,6 +173,22 @@ def hals_update(H, A, B, l1, l2):
     return H
 
 
+def projected_gradient_update(H, A, B, l1, l2):
+    """One projected gradient step on ``H`` (eq. ``eq-nmf-pg``), Frobenius loss.
+
+    ``H ← max(0, H - (B H - A + λ₁ + λ₂ H) / L)`` with ``A = Wᵀ X``,
+    ``B = Wᵀ W`` and ``L = λ_max(B) + λ₂``, the Lipschitz constant of the
+    gradient: with this step the objective never increases (the descent
+    lemma), and projecting onto ``H ≥ 0`` is clipping at 0.
+
+    Returns the new ``H`` (k × d).
+    """
+    lipschitz = np.linalg.eigvalsh(B)[-1] + l2
+    if lipschitz <= 0:  # W = 0: H does not enter the loss; kept, as in hals_update
+        return H.copy()
+    return np.maximum(H - (B @ H - A + l1 + l2 * H) / lipschitz, 0.0)
+
+
 def nndsvd(X, k, *, fill_zeros=False):
     """Non-negative double SVD start of Boutsidis and Gallopoulos (eq. ``eq-nmf-nndsvd``).
 
@@ -258,7 +274,7 @@ def normalise(W, H):
 
 
 def frobenius_iterations(X, W, H, *, solver, l1, l2, max_iter, tol):
-    """Alternate ``W`` then ``H`` updates (HALS or MU) for the Frobenius loss.
+    """Alternate ``W`` then ``H`` updates (HALS, MU or PG) for the Frobenius loss.
 
     Each half-step computes the two products it needs, ``H Xᵀ, H Hᵀ`` or
     ``Wᵀ X, Wᵀ W``, and the loss comes from them (:func:`frobenius_from_products`).
@@ -266,7 +282,8 @@ def frobenius_iterations(X, W, H, *, solver, l1, l2, max_iter, tol):
     Returns ``W, H``, the objective history (start, then after every
     iteration) and whether the decrease fell below ``tol`` times the start.
     """
-    update = hals_update if solver == "hals" else multiplicative_update_frobenius
+    update = {"hals": hals_update, "mu": multiplicative_update_frobenius,
+              "pg": projected_gradient_update}[solver]
     X_squared_norm = float(np.sum(X * X))
     HHt = H @ H.T
     loss = frobenius_from_products(X_squared_norm, W.T @ X, H, W.T @ W, HHt)
@@ -335,8 +352,9 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     n_components : int, default=2
         ``k``.
     loss : {"frobenius", "kullback-leibler"}, default="frobenius"
-    solver : {"hals", "mu"}, default="hals"
-        ``"hals"`` (Frobenius only) or Lee–Seung multiplicative updates.
+    solver : {"hals", "mu", "pg"}, default="hals"
+        ``"hals"`` (the fastest), Lee–Seung multiplicative updates (``"mu"``,
+        the only one for KL) or projected gradient (``"pg"``, the simplest).
     init : {"nndsvda", "nndsvd", "random"}, default="nndsvda"
     l1_penalty, l2_penalty : float or (float, float), default=0.0
         ``λ₁`` and ``λ₂`` of eq. ``eq-nmf-penalised``: one number for both
@@ -392,9 +410,9 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         check_option(self.loss, name="loss", allowed=LOSSES)
         check_option(self.solver, name="solver", allowed=SOLVERS)
         check_option(self.init, name="init", allowed=INITS)
-        if self.solver == "hals" and self.loss != "frobenius":
-            raise ValueError("solver='hals' minimises the Frobenius loss only; use solver='mu' "
-                             "for loss='kullback-leibler'.")
+        if self.solver != "mu" and self.loss != "frobenius":
+            raise ValueError(f"solver={self.solver!r} minimises the Frobenius loss only; use "
+                             "solver='mu' for loss='kullback-leibler'.")
         check_positive_int(self.max_iter, name="max_iter")
         check_positive_float(self.tol, name="tol")
         as_generator(self.random_state)
