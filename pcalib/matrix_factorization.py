@@ -1,4 +1,4 @@
-"""Regularised matrix factorisations beyond non-negativity (chapter 6, in preparation).
+"""Regularised matrix factorisations beyond non-negativity (chapter 6, ``book/nmf.md``).
 
 Three variations of ``X ≈ Z W`` (``Z``: n × k, ``W``: k × d), each fitted by
 alternating minimisation and returning its objective history in a

@@ -1,4 +1,4 @@
-"""Non-negative matrix factorisation (chapter 6 of the book, in preparation).
+"""Non-negative matrix factorisation (chapter 6 of the book, ``book/nmf.md``).
 
 ``X ≈ W H`` with ``X`` (n × d), ``W`` (n × k) and ``H`` (k × d) all
 non-negative, fitted by minimising
@@ -50,6 +50,10 @@ TINY = 1e-12
 # Above this min(n, d), NNDSVD takes its k singular triplets from a randomized
 # SVD (seeded, so the start stays deterministic) instead of a full SVD.
 FULL_SVD_MAX = 1000
+# The exact KL solve for W: multiplicative updates before Newton, and the
+# size of Newton's (rows, k, d) temporary per block of rows.
+KL_WARM_SWEEPS = 10
+KL_NEWTON_BLOCK = 4_000_000
 # NNDSVD entries below this are set to zero (and filled, for "nndsvda").
 NNDSVD_ZERO = 1e-6
 
@@ -318,30 +322,98 @@ def kl_iterations(X, W, H, *, l1, l2, max_iter, tol):
     return W, H, history, False
 
 
+def kl_row_objectives(X, W, H, l1, l2):
+    """Per row: ``D(x_i ‖ w_i H) + λ₁ Σ w_i + ½ λ₂ ‖w_i‖²``; ``inf`` where ``(WH)_ij = 0 < x_ij``."""
+    WH = W @ H
+    ratio = np.ones_like(X)                       # log 1 = 0 where x_ij = 0
+    with np.errstate(divide="ignore"):            # x / 0 = inf: log inf = inf, as it should
+        np.divide(X, WH, out=ratio, where=X > 0)
+        logs = X * np.log(ratio)
+    return (logs - X + WH).sum(axis=1) + l1 * W.sum(axis=1) + 0.5 * l2 * np.sum(W * W, axis=1)
+
+
+def kl_newton_W(X, W, H, l1, l2, *, max_iter=100, rtol=1e-10):
+    """Projected Newton for ``min_{W ≥ 0}`` of the KL objective with ``H`` fixed.
+
+    The rows of ``W`` are independent problems, solved together. Gradient
+    ``(1 - X / WH) Hᵀ + λ₁ + λ₂ W`` and, per row ``i``, Hessian
+    ``H diag(x_i / (w_i H)²) Hᵀ + λ₂ I``. Entries at 0 whose gradient pushes
+    them below 0 are held there (Bertsekas's projected Newton); the others
+    take the Newton step, and a backtracking line search along
+    ``max(0, W - α p)`` makes every step decrease the objective. Convergence
+    is quadratic near the solution, where multiplicative updates creep.
+
+    Returns ``W`` of shape (n, k).
+    """
+    k = W.shape[1]
+    positive = X > 0
+    value = kl_row_objectives(X, W, H, l1, l2)
+    for _ in range(max_iter):
+        WH = W @ H
+        ratio = np.where(positive, X / np.where(positive, WH, 1.0), 0.0)
+        gradient = (1.0 - ratio) @ H.T + l1 + l2 * W
+        weights = ratio / np.where(positive, WH, 1.0)                  # x / (wH)²
+        hessian = (weights[:, np.newaxis, :] * H) @ H.T + l2 * np.eye(k)      # (n, k, k)
+        projected = W - np.maximum(W - gradient, 0.0)                  # 0 exactly at a KKT point
+        threshold = np.minimum(1e-3 * W.max(axis=1, keepdims=True),
+                               np.linalg.norm(projected, axis=1, keepdims=True))
+        held = (W <= threshold) & (gradient > 0)
+        free = ~held
+        pair_free = free[:, :, np.newaxis] & free[:, np.newaxis, :]
+        diagonal = np.einsum("iaa->ia", hessian)
+        damping = 1e-12 * (diagonal.max(axis=1) + TINY)
+        system = np.where(pair_free, hessian, 0.0)
+        system[:, np.arange(k), np.arange(k)] = np.where(free, diagonal, diagonal + TINY)
+        system[:, np.arange(k), np.arange(k)] += damping[:, np.newaxis]
+        step = np.linalg.solve(system, gradient[:, :, np.newaxis])[:, :, 0]
+        alpha = np.ones((W.shape[0], 1))
+        W_new = W.copy()
+        pending = np.ones(W.shape[0], dtype=bool)
+        for _ in range(40):
+            trial = np.maximum(W[pending] - alpha[pending] * step[pending], 0.0)
+            trial_value = kl_row_objectives(X[pending], trial, H, l1, l2)
+            decrease = np.sum(gradient[pending] * (W[pending] - trial), axis=1)
+            accepted = trial_value <= value[pending] - 1e-4 * decrease
+            rows = np.flatnonzero(pending)
+            W_new[rows[accepted]] = trial[accepted]
+            value[rows[accepted]] = trial_value[accepted]
+            pending[rows[accepted]] = False
+            if not pending.any():
+                break
+            alpha[pending] *= 0.5
+        change = np.abs(W_new - W).max()
+        W = W_new
+        if change <= rtol * max(np.abs(W).max(), TINY):
+            break
+    return W
+
+
 def solve_W(X, W, H, *, loss, l1, l2, max_sweeps=5000, rtol=1e-10):
     """``argmin_W`` of the objective with ``H`` fixed, a convex problem.
 
     HALS sweeps for the Frobenius loss (``H Xᵀ`` and ``H Hᵀ`` are formed once,
-    so a sweep costs ``O(n k²)``), multiplicative updates for KL; stops when
-    ``W`` changes by less than ``rtol`` relative, or after ``max_sweeps``.
+    so a sweep costs ``O(n k²)``), stopped when ``W`` changes by less than
+    ``rtol`` relative, or after ``max_sweeps``. For KL, a few multiplicative
+    updates and then :func:`kl_newton_W`, on blocks of rows so that its
+    ``(rows, k, d)`` temporary stays near ``KL_NEWTON_BLOCK`` numbers.
     ``l1`` and ``l2`` are the penalties on ``W``.
 
     Returns ``W`` of shape (n, k).
     """
     if loss == "frobenius":
         HXt, HHt = H @ X.T, H @ H.T
-
-        def sweep(W):
-            return hals_update(W.T, HXt, HHt, l1, l2).T
-    else:
-        def sweep(W):
-            return multiplicative_update_kl(X.T, H.T, W.T, (W @ H).T, l1, l2).T
-    for _ in range(max_sweeps):
-        W_new = sweep(W)
-        if np.abs(W_new - W).max() <= rtol * max(np.abs(W_new).max(), TINY):
-            return W_new
-        W = W_new
-    return W
+        for _ in range(max_sweeps):
+            W_new = hals_update(W.T, HXt, HHt, l1, l2).T
+            if np.abs(W_new - W).max() <= rtol * max(np.abs(W_new).max(), TINY):
+                return W_new
+            W = W_new
+        return W
+    for _ in range(KL_WARM_SWEEPS):
+        W = multiplicative_update_kl(X.T, H.T, W.T, (W @ H).T, l1, l2).T
+    rows = max(1, KL_NEWTON_BLOCK // (H.shape[0] * H.shape[1]))
+    return np.vstack([kl_newton_W(X[start:start + rows], W[start:start + rows], H, l1, l2,
+                                  rtol=rtol)
+                      for start in range(0, X.shape[0], rows)])
 
 
 class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
