@@ -86,6 +86,8 @@ def penalty(W, H, l1, l2):
 
     ``l1`` and ``l2`` are pairs ``(for W, for H)``; ``W, H ≥ 0``, so ``‖·‖₁`` is the sum.
     """
+    if not any(l1 + l2):
+        return 0.0
     return float(l1[0] * W.sum() + l1[1] * H.sum()
                  + 0.5 * (l2[0] * np.sum(W * W) + l2[1] * np.sum(H * H)))
 
