@@ -870,6 +870,36 @@ def smallest_max_iter(make, target_error):
     return hi
 
 
+def hals_to_cd_case(X, k, shape, sk_cd, target_error, extrapolate, target):
+    """Case: pcalib HALS with the smallest ``max_iter`` that reaches ``target_error``."""
+
+    def make_hals(m):
+        return quiet(lambda: pcalib.NMF(k, solver="hals", extrapolate=extrapolate,
+                                        init="nndsvda", max_iter=m, tol=NMF_PCALIB_TOL).fit(X))
+
+    m = smallest_max_iter(lambda m: make_hals(m)(), target_error)
+    if m is None:
+        print(f"nmf_fit: pcalib HALS (extrapolate={extrapolate}) does not reach "
+              f"{target_error:.6g} on {shape} within 8 192 iterations; timing 8 192",
+              file=sys.stderr)
+        m = 8_192
+
+    def cd_accuracy(pc, sk):
+        return (f"m={m} (pcalib n_iter_ {pc.n_iter_}), sklearn n_iter_ {sk.n_iter_}; "
+                f"err pcalib {pc.reconstruction_err_:.6g} <= sklearn "
+                f"{sk.reconstruction_err_:.6g}")
+
+    return Case(
+        name=f'NMF(solver="hals", extrapolate={extrapolate}, max_iter=m) {shape}',
+        reference_name=f'sklearn NMF(solver="cd", max_iter={NMF_CD_MAX_ITER})',
+        pcalib=make_hals(m),
+        reference=sk_cd,
+        accuracy=cd_accuracy,
+        target=target,
+        repeat=NMF_REPEAT,
+    )
+
+
 def nmf_fit(quick):
     """Chapter 6: ``NMF`` HALS against sklearn's cd to the same loss, and MU against MU."""
     k = NMF_COMPONENTS
@@ -884,32 +914,10 @@ def nmf_fit(quick):
         sk_cd = quiet(lambda X=X: sklearn.decomposition.NMF(
             k, solver="cd", init="nndsvda", max_iter=NMF_CD_MAX_ITER, random_state=0).fit(X))
         reference = sk_cd()
-        target_error = reference.reconstruction_err_
 
-        def make_hals(m, X=X):
-            return quiet(lambda: pcalib.NMF(
-                k, solver="hals", init="nndsvda", max_iter=m, tol=NMF_PCALIB_TOL).fit(X))
-
-        m = smallest_max_iter(lambda m: make_hals(m)(), target_error)
-        if m is None:
-            print(f"nmf_fit: pcalib HALS does not reach {target_error:.6g} on {label} "
-                  "within 8 192 iterations; timing 8 192", file=sys.stderr)
-            m = 8_192
-
-        def cd_accuracy(pc, sk, m=m):
-            return (f"m={m} (pcalib n_iter_ {pc.n_iter_}), sklearn n_iter_ {sk.n_iter_}; "
-                    f"err pcalib {pc.reconstruction_err_:.6g} <= sklearn "
-                    f"{sk.reconstruction_err_:.6g}")
-
-        cases.append(Case(
-            name=f'NMF(solver="hals", max_iter=m) {shape}',
-            reference_name=f'sklearn NMF(solver="cd", max_iter={NMF_CD_MAX_ITER})',
-            pcalib=make_hals(m),
-            reference=sk_cd,
-            accuracy=cd_accuracy,
-            target=1.0,
-            repeat=NMF_REPEAT,
-        ))
+        for extrapolate, target in ((True, 1.0), (False, None)):
+            cases.append(hals_to_cd_case(X, k, shape, sk_cd, reference.reconstruction_err_,
+                                         extrapolate, target))
 
         def mu_accuracy(pc, sk):
             return (f"n_iter_ {pc.n_iter_}/{sk.n_iter_}; err pcalib "

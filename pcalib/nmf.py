@@ -34,6 +34,7 @@ from .high_dim import randomized_svd
 from ._validation import (
     as_float_matrix,
     as_generator,
+    check_bool,
     check_fitted,
     check_non_negative_float,
     check_option,
@@ -50,6 +51,13 @@ TINY = 1e-12
 # Above this min(n, d), NNDSVD takes its k singular triplets from a randomized
 # SVD (seeded, so the start stays deterministic) instead of a full SVD.
 FULL_SVD_MAX = 1000
+# Extrapolation of HALS (Ang and Gillis): the starting weight β, its growth
+# after an accepted iteration, the growth of its cap, and its shrink factor
+# after a rejected one.
+EXTRAPOLATION_START = 0.5
+EXTRAPOLATION_GROW = 1.05
+EXTRAPOLATION_GROW_CAP = 1.01
+EXTRAPOLATION_SHRINK = 1.5
 # The exact KL solve for W: multiplicative updates before Newton, and the
 # size of Newton's (rows, k, d) temporary per block of rows.
 KL_WARM_SWEEPS = 10
@@ -279,14 +287,35 @@ def normalise(W, H):
     return W[:, order], H[order]
 
 
-def frobenius_iterations(X, W, H, *, solver, l1, l2, max_iter, tol):
+def extrapolate_factor(H_new, H, beta):
+    """``max(0, H_new + β (H_new - H))``, rows of ``H`` that this would zero kept as ``H_new``.
+
+    Clipping can zero a whole row (a component); with a penalty a zero row
+    can never come back, so extrapolation is not allowed to kill one.
+    """
+    H_from = np.maximum(H_new + beta * (H_new - H), 0.0)
+    killed = (H_from.max(axis=1) <= 0) & (H_new.max(axis=1) > 0)
+    H_from[killed] = H_new[killed]
+    return H_from
+
+
+def frobenius_iterations(X, W, H, *, solver, l1, l2, max_iter, tol, extrapolate=False):
     """Alternate ``W`` then ``H`` updates (HALS, MU or PG) for the Frobenius loss.
 
     Each half-step computes the two products it needs, ``H Xᵀ, H Hᵀ`` or
     ``Wᵀ X, Wᵀ W``, and the loss comes from them (:func:`frobenius_from_products`).
 
+    With ``extrapolate`` (eq. ``eq-nmf-extrapolation``), each iteration starts
+    from ``max(0, W + β (W - W_previous))`` and the same for ``H``, not from
+    ``W`` and ``H`` themselves. An iteration that does not lower the objective
+    is rejected: the next one restarts from the last accepted factors with a
+    smaller ``β`` (a plain step, which cannot increase it), so the history
+    never increases. Convergence (a decrease below ``tol``) is only declared
+    after a plain step.
+
     Returns ``W, H``, the objective history (start, then after every
-    iteration) and whether the decrease fell below ``tol`` times the start.
+    iteration; a rejected iteration repeats the previous value) and whether
+    the decrease fell below ``tol`` times the start.
     """
     update = {"hals": hals_update, "mu": multiplicative_update_frobenius,
               "pg": projected_gradient_update}[solver]
@@ -294,16 +323,37 @@ def frobenius_iterations(X, W, H, *, solver, l1, l2, max_iter, tol):
     HHt = H @ H.T
     loss = frobenius_from_products(X_squared_norm, W.T @ X, H, W.T @ W, HHt)
     history = [loss + penalty(W, H, l1, l2)]
+    W_from, H_from = W, H                # where the next iteration starts
+    beta, beta_cap, beta_accepted = EXTRAPOLATION_START, 1.0, EXTRAPOLATION_START
     for _ in range(max_iter):
+        plain = W_from is W and H_from is H
+        HHt_from = HHt if plain else H_from @ H_from.T     # HHt belongs to the accepted H
         # H Xᵀ as (X Hᵀ)ᵀ: BLAS is faster with the C-ordered X on the left
-        W = update(W.T, (X @ H.T).T, HHt, l1[0], l2[0]).T
-        WtX, WtW = W.T @ X, W.T @ W
-        H = update(H, WtX, WtW, l1[1], l2[1])
-        HHt = H @ H.T
-        loss = frobenius_from_products(X_squared_norm, WtX, H, WtW, HHt)
-        history.append(loss + penalty(W, H, l1, l2))
+        W_new = update(W_from.T, (X @ H_from.T).T, HHt_from, l1[0], l2[0]).T
+        WtX, WtW = W_new.T @ X, W_new.T @ W_new
+        H_new = update(H_from, WtX, WtW, l1[1], l2[1])
+        HHt_new = H_new @ H_new.T
+        value = (frobenius_from_products(X_squared_norm, WtX, H_new, WtW, HHt_new)
+                 + penalty(W_new, H_new, l1, l2))
+        if not plain and value > history[-1]:      # reject; restart from (W, H)
+            W_from, H_from = W, H
+            beta_cap, beta = beta_accepted, beta / EXTRAPOLATION_SHRINK
+            history.append(history[-1])
+            continue
+        if extrapolate:
+            W_from = extrapolate_factor(W_new.T, W.T, beta).T
+            H_from = extrapolate_factor(H_new, H, beta)
+            beta_accepted = beta
+            beta = min(beta_cap, EXTRAPOLATION_GROW * beta)
+            beta_cap = min(1.0, EXTRAPOLATION_GROW_CAP * beta_cap)
+        else:
+            W_from, H_from = W_new, H_new
+        W, H, HHt = W_new, H_new, HHt_new
+        history.append(value)
         if history[-2] - history[-1] <= tol * history[0]:
-            return W, H, history, True
+            if plain:
+                return W, H, history, True
+            W_from, H_from = W, H      # a small gain after extrapolating: confirm by a plain step
     return W, H, history, False
 
 
@@ -430,6 +480,10 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     solver : {"hals", "mu", "pg"}, default="hals"
         ``"hals"`` (the fastest), Lee–Seung multiplicative updates (``"mu"``,
         the only one for KL) or projected gradient (``"pg"``, the simplest).
+    extrapolate : bool or "auto", default="auto"
+        Start each HALS iteration from an extrapolation of the last two
+        (eq. ``eq-nmf-extrapolation``); ``"auto"`` does so for
+        ``solver="hals"``, and ``True`` needs that solver.
     init : {"nndsvda", "nndsvd", "random"}, default="nndsvda"
     l1_penalty, l2_penalty : float or (float, float), default=0.0
         ``λ₁`` and ``λ₂`` of eq. ``eq-nmf-penalised``: one number for both
@@ -462,11 +516,13 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     ``mu`` solvers do.
     """
 
-    def __init__(self, n_components=2, *, loss="frobenius", solver="hals", init="nndsvda",
-                 l1_penalty=0.0, l2_penalty=0.0, max_iter=500, tol=1e-6, random_state=None):
+    def __init__(self, n_components=2, *, loss="frobenius", solver="hals", extrapolate="auto",
+                 init="nndsvda", l1_penalty=0.0, l2_penalty=0.0, max_iter=500, tol=1e-6,
+                 random_state=None):
         self.n_components = n_components
         self.loss = loss
         self.solver = solver
+        self.extrapolate = extrapolate
         self.init = init
         self.l1_penalty = l1_penalty
         self.l2_penalty = l2_penalty
@@ -488,6 +544,12 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         if self.solver != "mu" and self.loss != "frobenius":
             raise ValueError(f"solver={self.solver!r} minimises the Frobenius loss only; use "
                              "solver='mu' for loss='kullback-leibler'.")
+        if self.extrapolate != "auto":
+            check_bool(self.extrapolate, name="extrapolate")
+            if self.extrapolate and self.solver != "hals":
+                raise ValueError(f"extrapolate=True needs solver='hals'; got solver="
+                                 f"{self.solver!r} (multiplicative updates cannot leave the "
+                                 "zeros that extrapolation creates).")
         check_positive_int(self.max_iter, name="max_iter")
         check_positive_float(self.tol, name="tol")
         as_generator(self.random_state)
@@ -517,8 +579,10 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         W, H = self._start(X_checked, k)
         options = dict(l1=l1, l2=l2, max_iter=self.max_iter, tol=self.tol)
         if self.loss == "frobenius":
-            W, H, history, converged = frobenius_iterations(X_checked, W, H,
-                                                            solver=self.solver, **options)
+            extrapolate = (self.solver == "hals" if self.extrapolate == "auto"
+                           else bool(self.extrapolate))
+            W, H, history, converged = frobenius_iterations(
+                X_checked, W, H, solver=self.solver, extrapolate=extrapolate, **options)
         else:
             W, H, history, converged = kl_iterations(X_checked, W, H, **options)
         if not converged:
