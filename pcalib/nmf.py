@@ -58,10 +58,10 @@ EXTRAPOLATION_START = 0.5
 EXTRAPOLATION_GROW = 1.05
 EXTRAPOLATION_GROW_CAP = 1.01
 EXTRAPOLATION_SHRINK = 1.5
-# The exact KL solve for W: multiplicative updates before Newton, and the
-# size of Newton's (rows, k, d) temporary per block of rows.
-KL_WARM_SWEEPS = 10
-KL_NEWTON_BLOCK = 4_000_000
+# The exact solve for W given H: HALS sweeps or multiplicative updates before
+# projected Newton, and the size of Newton's temporaries per block of rows.
+WARM_SWEEPS = 10
+NEWTON_BLOCK = 4_000_000
 # NNDSVD entries below this are set to zero (and filled, for "nndsvda").
 NNDSVD_ZERO = 1e-6
 
@@ -385,87 +385,127 @@ def kl_row_objectives(X, W, H, l1, l2):
     return (logs - X + WH).sum(axis=1) + l1 * W.sum(axis=1) + 0.5 * l2 * np.sum(W * W, axis=1)
 
 
-def kl_newton_W(X, W, H, l1, l2, *, max_iter=100, rtol=1e-10):
-    """Projected Newton for ``min_{W ≥ 0}`` of the KL objective with ``H`` fixed.
+def projected_newton_rows(W, row_objectives, derivatives, *, max_iter=100, rtol=1e-10):
+    """Projected Newton for ``min_{W ≥ 0}`` of a convex objective that separates over rows.
 
-    The rows of ``W`` are independent problems, solved together. Gradient
-    ``(1 - X / WH) Hᵀ + λ₁ + λ₂ W`` and, per row ``i``, Hessian
-    ``H diag(x_i / (w_i H)²) Hᵀ + λ₂ I``. Entries at 0 whose gradient pushes
-    them below 0 are held there (Bertsekas's projected Newton); the others
-    take the Newton step, and a backtracking line search along
-    ``max(0, W - α p)`` makes every step decrease the objective. Convergence
-    is quadratic near the solution, where multiplicative updates creep.
+    ``row_objectives(W_rows, rows)`` returns the objective of each given row
+    and ``derivatives(W_rows, rows)`` their gradients (rows × k) and
+    Hessians (rows × k × k). Entries at 0 whose gradient pushes them below 0
+    are held there (Bertsekas's projected Newton); the others take the
+    Newton step, and a backtracking search along ``max(0, w - α p)`` makes
+    every step lower its row's objective (up to rounding). A row is done when
+    its step changes it by less than ``rtol`` times the largest entry of
+    ``W``. Near the solution convergence is quadratic, and for a quadratic
+    objective the step is exact once the zeros are identified; HALS and
+    multiplicative updates only creep there.
 
     Returns ``W`` of shape (n, k).
     """
+    W = W.copy()
     k = W.shape[1]
-    positive = X > 0
-    value = kl_row_objectives(X, W, H, l1, l2)
+    diagonal_index = (slice(None), np.arange(k), np.arange(k))
+    rows = np.arange(W.shape[0])
+    value = row_objectives(W, rows)
     for _ in range(max_iter):
-        WH = W @ H
-        ratio = np.where(positive, X / np.where(positive, WH, 1.0), 0.0)
-        gradient = (1.0 - ratio) @ H.T + l1 + l2 * W
-        weights = ratio / np.where(positive, WH, 1.0)                  # x / (wH)²
-        hessian = (weights[:, np.newaxis, :] * H) @ H.T + l2 * np.eye(k)      # (n, k, k)
-        projected = W - np.maximum(W - gradient, 0.0)                  # 0 exactly at a KKT point
-        threshold = np.minimum(1e-3 * W.max(axis=1, keepdims=True),
+        W_rows = W[rows]
+        gradient, hessian = derivatives(W_rows, rows)
+        projected = W_rows - np.maximum(W_rows - gradient, 0.0)      # 0 exactly at a KKT point
+        threshold = np.minimum(1e-3 * W_rows.max(axis=1, keepdims=True),
                                np.linalg.norm(projected, axis=1, keepdims=True))
-        held = (W <= threshold) & (gradient > 0)
-        free = ~held
-        pair_free = free[:, :, np.newaxis] & free[:, np.newaxis, :]
+        free = ~((W_rows <= threshold) & (gradient > 0))
+        system = np.where(free[:, :, np.newaxis] & free[:, np.newaxis, :], hessian, 0.0)
         diagonal = np.einsum("iaa->ia", hessian)
-        damping = 1e-12 * (diagonal.max(axis=1) + TINY)
-        system = np.where(pair_free, hessian, 0.0)
-        system[:, np.arange(k), np.arange(k)] = np.where(free, diagonal, diagonal + TINY)
-        system[:, np.arange(k), np.arange(k)] += damping[:, np.newaxis]
+        damping = 1e-12 * (diagonal.max(axis=1, keepdims=True) + TINY)
+        system[diagonal_index] = diagonal + damping + np.where(free, 0.0, TINY)
         step = np.linalg.solve(system, gradient[:, :, np.newaxis])[:, :, 0]
-        alpha = np.ones((W.shape[0], 1))
-        W_new = W.copy()
-        pending = np.ones(W.shape[0], dtype=bool)
+        W_new = W_rows.copy()
+        alpha, pending = 1.0, np.arange(rows.size)
         for _ in range(40):
-            trial = np.maximum(W[pending] - alpha[pending] * step[pending], 0.0)
-            trial_value = kl_row_objectives(X[pending], trial, H, l1, l2)
-            decrease = np.sum(gradient[pending] * (W[pending] - trial), axis=1)
-            accepted = trial_value <= value[pending] - 1e-4 * decrease
-            rows = np.flatnonzero(pending)
-            W_new[rows[accepted]] = trial[accepted]
-            value[rows[accepted]] = trial_value[accepted]
-            pending[rows[accepted]] = False
-            if not pending.any():
+            trial = np.maximum(W_rows[pending] - alpha * step[pending], 0.0)
+            trial_value = row_objectives(trial, rows[pending])
+            decrease = np.sum(gradient[pending] * (W_rows[pending] - trial), axis=1)
+            slack = 1e-13 * np.abs(value[rows[pending]])                  # rounding
+            accepted = trial_value <= value[rows[pending]] - 1e-4 * decrease + slack
+            W_new[pending[accepted]] = trial[accepted]
+            value[rows[pending[accepted]]] = trial_value[accepted]
+            pending = pending[~accepted]
+            if pending.size == 0:
                 break
-            alpha[pending] *= 0.5
-        change = np.abs(W_new - W).max()
-        W = W_new
-        if change <= rtol * max(np.abs(W).max(), TINY):
+            alpha *= 0.5
+        change = np.abs(W_new - W_rows).max(axis=1)
+        W[rows] = W_new
+        rows = rows[change > rtol * max(np.abs(W).max(), TINY)]
+        if rows.size == 0:
             break
     return W
 
 
-def solve_W(X, W, H, *, loss, l1, l2, max_sweeps=5000, rtol=1e-10):
+def kl_newton_W(X, W, H, l1, l2, *, rtol=1e-10):
+    """:func:`projected_newton_rows` for the KL objective in ``W`` with ``H`` fixed.
+
+    Gradient ``(1 - X / WH) Hᵀ + λ₁ + λ₂ W``; Hessian of row ``i``
+    ``H diag(x_i / (w_i H)²) Hᵀ + λ₂ I``.
+    """
+    positive = X > 0
+
+    def derivatives(W_rows, rows):
+        WH = W_rows @ H
+        ratio = np.divide(X[rows], WH, out=np.zeros_like(WH), where=positive[rows])
+        weights = np.divide(ratio, WH, out=np.zeros_like(WH), where=positive[rows])  # x/(wH)²
+        gradient = (1.0 - ratio) @ H.T + l1 + l2 * W_rows
+        hessian = (weights[:, np.newaxis, :] * H) @ H.T + l2 * np.eye(H.shape[0])
+        return gradient, hessian
+
+    return projected_newton_rows(
+        W, lambda W_rows, rows: kl_row_objectives(X[rows], W_rows, H, l1, l2), derivatives,
+        rtol=rtol)
+
+
+def frobenius_newton_W(X, W, H, l1, l2, *, rtol=1e-10):
+    """:func:`projected_newton_rows` for the Frobenius objective in ``W`` with ``H`` fixed.
+
+    Row ``i`` minimises ``½ wᵀ Q w - b_iᵀ w + λ₁ Σ w`` over ``w ≥ 0``, with
+    ``Q = H Hᵀ + λ₂ I`` (k × k, shared by all rows) and ``b_i = (X Hᵀ)_i``:
+    a non-negative least-squares problem, whose Newton step is exact once
+    the zero entries are found.
+    """
+    Q = H @ H.T + l2 * np.eye(H.shape[0])
+    B = X @ H.T
+
+    def row_objectives(W_rows, rows):
+        return (0.5 * np.sum((W_rows @ Q) * W_rows, axis=1)
+                - np.sum(W_rows * B[rows], axis=1) + l1 * W_rows.sum(axis=1))
+
+    def derivatives(W_rows, rows):
+        return W_rows @ Q - B[rows] + l1, np.broadcast_to(Q, (len(rows),) + Q.shape)
+
+    return projected_newton_rows(W, row_objectives, derivatives, rtol=rtol)
+
+
+def solve_W(X, W, H, *, loss, l1, l2, rtol=1e-10):
     """``argmin_W`` of the objective with ``H`` fixed, a convex problem.
 
-    HALS sweeps for the Frobenius loss (``H Xᵀ`` and ``H Hᵀ`` are formed once,
-    so a sweep costs ``O(n k²)``), stopped when ``W`` changes by less than
-    ``rtol`` relative, or after ``max_sweeps``. For KL, a few multiplicative
-    updates and then :func:`kl_newton_W`, on blocks of rows so that its
-    ``(rows, k, d)`` temporary stays near ``KL_NEWTON_BLOCK`` numbers.
-    ``l1`` and ``l2`` are the penalties on ``W``.
+    A few HALS sweeps (Frobenius) or multiplicative updates (KL) from ``W``,
+    then projected Newton (:func:`frobenius_newton_W`, :func:`kl_newton_W`)
+    until ``W`` changes by less than ``rtol`` relative. The rows are
+    independent and are solved in blocks, so that Newton's temporaries, of
+    ``rows × k × k`` numbers (Frobenius) or ``rows × k × d`` (KL), stay near
+    ``NEWTON_BLOCK``. ``l1`` and ``l2`` are the penalties on ``W``.
 
     Returns ``W`` of shape (n, k).
     """
+    k = H.shape[0]
     if loss == "frobenius":
         HXt, HHt = (X @ H.T).T, H @ H.T
-        for _ in range(max_sweeps):
-            W_new = hals_update(W.T, HXt, HHt, l1, l2).T
-            if np.abs(W_new - W).max() <= rtol * max(np.abs(W_new).max(), TINY):
-                return W_new
-            W = W_new
-        return W
-    for _ in range(KL_WARM_SWEEPS):
-        W = multiplicative_update_kl(X.T, H.T, W.T, (W @ H).T, l1, l2).T
-    rows = max(1, KL_NEWTON_BLOCK // (H.shape[0] * H.shape[1]))
-    return np.vstack([kl_newton_W(X[start:start + rows], W[start:start + rows], H, l1, l2,
-                                  rtol=rtol)
+        for _ in range(WARM_SWEEPS):
+            W = hals_update(W.T, HXt, HHt, l1, l2).T
+        newton, size = frobenius_newton_W, k * k
+    else:
+        for _ in range(WARM_SWEEPS):
+            W = multiplicative_update_kl(X.T, H.T, W.T, (W @ H).T, l1, l2).T
+        newton, size = kl_newton_W, k * H.shape[1]
+    rows = max(1, NEWTON_BLOCK // size)
+    return np.vstack([newton(X[start:start + rows], W[start:start + rows], H, l1, l2, rtol=rtol)
                       for start in range(0, X.shape[0], rows)])
 
 

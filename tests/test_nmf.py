@@ -10,6 +10,7 @@ from contextlib import contextmanager
 
 import numpy as np
 import pytest
+import scipy.optimize
 from sklearn.datasets import load_digits
 from sklearn.decomposition import NMF as SklearnNMF
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -172,6 +173,20 @@ def test_transform_of_training_data_reproduces_the_fit():
     # both are solutions of the same convex problem in W (H fixed), reached iteratively
     np.testing.assert_allclose(W_again @ model.components_, W @ model.components_,
                                atol=1e-3 * np.abs(X).max())
+
+
+@pytest.mark.parametrize("l2", [0.0, 0.7])
+def test_exact_W_solve_matches_scipy_nnls(l2):
+    rng = np.random.default_rng(9)
+    X, H = rng.random((25, 30)), rng.random((5, 30))
+    H[:, ::3] = 0.0                      # sparse parts: many zeros in the solution
+    W = pcalib.nmf.solve_W(X, np.ones((25, 5)), H, loss="frobenius", l1=0.0, l2=l2)
+    # row i: min ½‖x_i - Hᵀ w‖² + ½λ₂‖w‖², w ≥ 0, as an NNLS on [Hᵀ; √λ₂ I] w ≈ [x_i; 0]
+    design = np.vstack([H.T, np.sqrt(l2) * np.eye(5)])
+    expected = np.array([scipy.optimize.nnls(design, np.concatenate([x, np.zeros(5)]))[0]
+                         for x in X])
+    np.testing.assert_allclose(W, expected, atol=1e-9)
+    assert np.mean(W == 0) > 0.05        # the zeros are exact
 
 
 @pytest.mark.parametrize("l1, l2", [(0.0, 0.0), (1.0, 0.5)])
