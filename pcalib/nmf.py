@@ -13,8 +13,8 @@ set for both factors at once or for each.
 Solvers: the multiplicative updates of Lee and Seung (both losses; each update
 never increases the objective), HALS (hierarchical alternating least squares,
 exact coordinate-block minimisation, Frobenius only), usually much faster, and
-projected gradient (Frobenius only), the simplest non-negative method. Naming follows scikit-learn: ``components_`` is ``H``, ``transform``
-returns ``W``.
+projected gradient (Frobenius only), the simplest non-negative method. Naming
+follows scikit-learn: ``components_`` is ``H``, ``transform`` returns ``W``.
 
 Non-uniqueness: ``W H = (W D)(D⁻¹ H)`` for any positive diagonal ``D`` and
 any permutation. Without penalties pcalib normalises the rows of ``H`` to
@@ -588,8 +588,7 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             check_bool(self.extrapolate, name="extrapolate")
             if self.extrapolate and self.solver != "hals":
                 raise ValueError(f"extrapolate=True needs solver='hals'; got solver="
-                                 f"{self.solver!r} (multiplicative updates cannot leave the "
-                                 "zeros that extrapolation creates).")
+                                 f"{self.solver!r}.")
         check_positive_int(self.max_iter, name="max_iter")
         check_positive_float(self.tol, name="tol")
         as_generator(self.random_state)
@@ -610,8 +609,7 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def fit_transform(self, X, y=None):
         """Fit and return ``W`` of shape (n_samples, n_components_)."""
         l1, l2 = self._check_parameters()
-        X_checked = as_float_matrix(X, name="X")
-        check_non_negative(X_checked)
+        X_checked = self._check_X(X, reset=True)
         k = self.n_components
         if k > min(X_checked.shape):
             raise ValueError(f"n_components must be at most min(n_samples, n_features) = "
@@ -634,7 +632,6 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         history.append(objective(X_checked, W, H, self.loss, l1, l2))
         if not any(l1 + l2):
             W, H = normalise(W, H)
-        validate_data(self, X, reset=True, skip_check_array=True)
         self.components_, self.n_components_ = H, k
         self.objective_history_, self.n_iter_ = np.array(history), n_iter
         self.reconstruction_err_ = self._reconstruction_error(X_checked, W, H)

@@ -87,7 +87,7 @@ def sklearn_penalties(X, alpha_W, alpha_H, l1_ratio):
 
 
 def objective_here(X, W, H, l1, l2):
-    return (0.5 * np.sum((X - W @ H) ** 2) + l1[0] * W.sum() + l1[1] * H.sum()
+    return (loss_here(X, W, H, "frobenius") + l1[0] * W.sum() + l1[1] * H.sum()
             + 0.5 * l2[0] * np.sum(W ** 2) + 0.5 * l2[1] * np.sum(H ** 2))
 
 
