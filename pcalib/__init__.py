@@ -24,6 +24,7 @@ Modules mirror the chapters of the book:
 * :mod:`pcalib.datasets` – data that needs no network.
 """
 
+from ._linalg import flip_signs, soft_threshold
 from .factorization import FactorizationResult, pca_als, pca_gradient_descent
 from .kernel_pca import KernelPCA, KernelRankWarning
 from .out_of_core import DaskPCAResult, pca_dask
@@ -47,5 +48,7 @@ __all__ = [
     "pca_als",
     "pca_dask",
     "pca_gradient_descent",
+    "flip_signs",
+    "soft_threshold",
 ]
 __version__ = "0.1.0"

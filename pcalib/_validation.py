@@ -6,11 +6,12 @@ the wrong thing learns what to fix instead of meeting an ``IndexError`` deep
 inside a linear-algebra routine or, worse, a silent NaN.
 """
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
 
 def as_float_matrix(X, *, name="X", min_samples=1, min_features=1, allow_nan=False):
@@ -122,18 +123,26 @@ def check_finite(X, *, name="X"):
     )
 
 
-def resolve_n_components(n_components, n_samples, n_features, *, allow_fraction):
+def check_n_components(
+    n_components, upper, *, upper_name="min(n_samples, n_features)", allow_fraction=False
+):
     """Validate ``n_components`` and return it as an int or a fraction.
+
+    Every pcalib estimator and function checks its number of components here,
+    so that the same mistake gets the same message everywhere.
 
     Parameters
     ----------
     n_components : int, float or None
-        ``None`` keeps ``min(n_samples, n_features)`` components; an int ``k``
-        keeps ``k``; a float strictly between 0 and 1 (if ``allow_fraction``)
-        is the fraction of variance to keep, resolved later by the caller.
-    n_samples, n_features : int
-        Shape of the training data.
-    allow_fraction : bool
+        ``None`` keeps ``upper`` components; an int ``k`` keeps ``k``,
+        ``1 ≤ k ≤ upper``; a float strictly between 0 and 1 (if
+        ``allow_fraction``) is the fraction of variance to keep, resolved
+        later by the caller.
+    upper : int
+        Largest number of components the caller can compute.
+    upper_name : str, default="min(n_samples, n_features)"
+        What ``upper`` is, for the error message.
+    allow_fraction : bool, default=False
         Whether a fraction of variance is meaningful for the caller.
 
     Returns
@@ -141,18 +150,17 @@ def resolve_n_components(n_components, n_samples, n_features, *, allow_fraction)
     int or float
         The number of components, or the validated fraction.
     """
-    k_max = min(n_samples, n_features)
     if n_components is None:
-        return k_max
+        return int(upper)
     if isinstance(n_components, (bool, np.bool_)):
         raise TypeError(
             f"n_components must be an int or None, got the bool {n_components}."
         )
     if isinstance(n_components, Integral):
-        if not 1 <= n_components <= k_max:
+        if not 1 <= n_components <= upper:
             raise ValueError(
-                "n_components must be between 1 and min(n_samples, n_features) = "
-                f"{k_max}; got {n_components}."
+                f"n_components must be between 1 and {upper_name} = {upper}; "
+                f"got {n_components}."
             )
         return int(n_components)
     if isinstance(n_components, Real) and allow_fraction:
@@ -163,10 +171,34 @@ def resolve_n_components(n_components, n_samples, n_features, *, allow_fraction)
                 "Pass an int to ask for a number of components."
             )
         return float(n_components)
-    expected = "an int, a float in (0, 1) or None" if allow_fraction else "an int"
+    expected = "an int, a float in (0, 1) or None" if allow_fraction else "an int or None"
     raise TypeError(
         f"n_components must be {expected}; got {n_components!r} "
         f"of type {type(n_components).__name__}."
+    )
+
+
+def convergence_warning(name, max_iter, criterion, *, stacklevel=3):
+    """Warn that ``name`` stopped at ``max_iter`` before meeting ``criterion``.
+
+    Parameters
+    ----------
+    name : str
+        The estimator or function, e.g. ``"NMF"``.
+    max_iter : int
+        The limit that was reached.
+    criterion : str
+        What had not happened yet, e.g. ``"the relative decrease of the
+        objective fell below tol=1e-06"``.
+    stacklevel : int, default=3
+        Passed to :func:`warnings.warn`; 3 points at the caller of the
+        function that calls this one.
+    """
+    warnings.warn(
+        f"{name} stopped after max_iter={max_iter} iterations before {criterion}; "
+        "increase max_iter or tol.",
+        ConvergenceWarning,
+        stacklevel=stacklevel,
     )
 
 
@@ -233,12 +265,16 @@ def check_fitted(estimator, attribute):
 def as_generator(random_state):
     """Return a ``numpy.random.Generator`` from ``random_state``.
 
-    ``None`` gives fresh entropy, an int seeds ``np.random.default_rng``, and
-    a ``Generator`` is used as it is. Anything else is refused, so that every
-    random draw in pcalib goes through one documented route.
+    ``None`` gives fresh entropy, an int seeds ``np.random.default_rng``, a
+    ``Generator`` is used as it is, and a legacy ``numpy.random.RandomState``
+    (what scikit-learn's tests pass) seeds a new ``Generator`` with one draw
+    from it, so that the same state gives the same result. Anything else is
+    refused, so that every random draw in pcalib goes through one route.
     """
     if isinstance(random_state, np.random.Generator):
         return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(np.iinfo(np.int32).max))
     if random_state is None or (
         isinstance(random_state, Integral) and not isinstance(random_state, bool)
     ):
@@ -246,6 +282,6 @@ def as_generator(random_state):
             raise ValueError(f"random_state must be >= 0, got {random_state}.")
         return np.random.default_rng(random_state)
     raise TypeError(
-        "random_state must be None, a non-negative int or a numpy.random.Generator; "
-        f"got {random_state!r}."
+        "random_state must be None, a non-negative int, a numpy.random.Generator "
+        f"or a numpy.random.RandomState; got {random_state!r}."
     )

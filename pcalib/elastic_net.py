@@ -26,17 +26,13 @@ from numbers import Integral
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from ._linalg import soft_threshold
 from ._validation import (
     as_float_matrix,
     check_non_negative_float,
     check_positive_float,
     check_positive_int,
 )
-
-
-def soft_threshold(value, threshold):
-    """``sign(v) max(|v| - t, 0)``: the proximal operator of ``t |·|`` (eq. ``eq-spca-soft``)."""
-    return np.sign(value) * np.maximum(np.abs(value) - threshold, 0.0)
 
 
 def coordinate_descent_sweep(G, beta, residual, coordinates, l1, l2):

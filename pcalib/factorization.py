@@ -1,77 +1,102 @@
-"""PCA as a matrix factorisation ``X ≈ Z W`` (chapter 1, section "PCA as matrix factorisation").
+"""PCA as a matrix factorisation ``X ≈ Z Wᵀ`` (chapter 1, section "PCA as matrix factorisation").
 
-Both functions minimise the squared Frobenius error (eq. ``eq-pca-mf``)
+Both solvers minimise the squared Frobenius error (eq. ``eq-pca-mf``)
 
-    f(Z, W) = ‖X - Z W‖²_F,   Z of shape (n, k),  W of shape (k, d),
+    f(Z, W) = ‖X - Z Wᵀ‖²_F,   Z of shape (n, k),  W of shape (d, k),
 
-which is smallest when the rows of ``W`` span the top-``k`` principal
+which is smallest when the columns of ``W`` span the top-``k`` principal
 subspace of ``X`` (pass centred data to obtain PCA). Neither ``Z`` nor ``W``
 is unique, only their product and the subspace spanned by ``W`` are: compare
 results with principal angles, not entry by entry.
+
+The module also holds what every factorisation of pcalib shares (chapters 1,
+6 and 7): the result type :class:`FactorizationResult`, the argument checks
+and the random start.
 """
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 
 from ._validation import (
     as_float_matrix,
     as_generator,
+    check_n_components,
+    check_non_negative_float,
     check_option,
     check_positive_float,
     check_positive_int,
-    resolve_n_components,
+    convergence_warning,
 )
 
 
 @dataclass(frozen=True)
 class FactorizationResult:
-    """Result of an iterative factorisation ``X ≈ Z W``.
+    """Result of an iterative factorisation ``X ≈ 1 offsetᵀ + Z Wᵀ``.
 
     Attributes
     ----------
     Z : ndarray of shape (n_samples, k)
         Scores (latent coordinates of the samples).
-    W : ndarray of shape (k, n_features)
-        Loadings; their row space estimates the principal subspace.
-    objective : ndarray of shape (n_iter + 1,)
-        ``‖X - Z W‖²_F`` at the start and after every iteration.
+    W : ndarray of shape (n_features, k)
+        Loadings, one column per component; their column space estimates the
+        principal subspace.
+    objective_history : ndarray of shape (n_iter + 1,)
+        The objective of the function at the start and after every iteration.
     n_iter : int
         Number of iterations performed.
     converged : bool
-        Whether the relative decrease of the objective fell below ``tol``.
+        Whether the stopping rule was met before ``max_iter``.
+    offset : ndarray of shape (n_features,) or None
+        A fitted offset (the L1 factorisation's robust centre, the logistic
+        model's biases), or None when the model has none.
     """
 
     Z: np.ndarray
     W: np.ndarray
-    objective: np.ndarray
+    objective_history: np.ndarray
     n_iter: int
     converged: bool
+    offset: np.ndarray | None = None
+
+    def reconstruction(self):
+        """``Z Wᵀ`` plus the offset in every row: the fitted ``X`` (n × d)."""
+        X_hat = self.Z @ self.W.T
+        return X_hat if self.offset is None else X_hat + self.offset
 
 
-def reconstruction_error(X, Z, W):
-    """Squared Frobenius error ``‖X - Z W‖²_F`` of eq. ``eq-pca-mf``."""
-    residual = X - Z @ W
-    return float(np.einsum("ij,ij->", residual, residual))
+def check_factorization_args(X, n_components, max_iter, tol, random_state):
+    """The checks every factorisation shares; returns ``X``, ``k`` and a random generator.
 
-
-def _validate_factorization_args(X, n_components, max_iter, tol, random_state):
-    """Shared checks of the two solvers; returns ``X``, ``k`` and a random generator."""
+    ``tol=0`` is accepted and means "run exactly ``max_iter`` iterations".
+    """
     X = as_float_matrix(X, name="X", min_samples=2)
-    k = resolve_n_components(n_components, *X.shape, allow_fraction=False)
+    k = check_n_components(n_components, min(X.shape))
     check_positive_int(max_iter, name="max_iter")
-    check_positive_float(tol, name="tol")
+    check_non_negative_float(tol, name="tol")
     return X, k, as_generator(random_state)
 
 
-def _random_init(rng, n_samples, n_features, k, X):
-    """Random Gaussian ``Z`` and ``W`` scaled to the size of ``X``."""
+def random_factors(rng, X, k):
+    """Random Gaussian ``Z`` (n × k) and ``W`` (d × k) scaled so that ``Z Wᵀ`` has the size of ``X``."""
+    n_samples, n_features = X.shape
     scale = np.sqrt(np.linalg.norm(X) / np.sqrt(n_samples * n_features))
     Z = rng.standard_normal((n_samples, k)) * scale
-    W = rng.standard_normal((k, n_features)) * scale
+    W = rng.standard_normal((n_features, k)) * scale
     return Z, W
+
+
+def factorization_result(Z, W, history, n_iter, converged, *, name, criterion, offset=None):
+    """Warn when the solver ``name`` stopped before ``criterion``; pack the result."""
+    if not converged:
+        convergence_warning(name, n_iter, criterion, stacklevel=4)
+    return FactorizationResult(Z, W, np.asarray(history, dtype=float), n_iter, converged, offset)
+
+
+def reconstruction_error(X, Z, W):
+    """Squared Frobenius error ``‖X - Z Wᵀ‖²_F`` of eq. ``eq-pca-mf``."""
+    residual = X - Z @ W.T
+    return float(np.einsum("ij,ij->", residual, residual))
 
 
 def _has_converged(objective, tol, floor):
@@ -83,18 +108,6 @@ def _has_converged(objective, tol, floor):
     """
     previous, current = objective[-2], objective[-1]
     return current <= floor or abs(previous - current) <= tol * previous
-
-
-def _finish(Z, W, objective, n_iter, converged, method):
-    """Warn when the solver stopped early and pack the result."""
-    if not converged:
-        warnings.warn(
-            f"{method} stopped after max_iter={n_iter} iterations before the "
-            "relative decrease of the objective fell below tol; increase max_iter.",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
-    return FactorizationResult(Z, W, np.asarray(objective), n_iter, converged)
 
 
 def pca_als(X, n_components, *, max_iter=1000, tol=1e-12, random_state=None):

@@ -24,7 +24,7 @@ import numpy as np
 import scipy.linalg
 from sklearn.exceptions import ConvergenceWarning
 
-from ._signs import flip_signs
+from ._linalg import flip_signs
 from ._validation import as_generator
 
 EPS = np.finfo(np.float64).eps

@@ -37,7 +37,7 @@ import scipy.sparse.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import validate_data
 
-from ._signs import flip_signs
+from ._linalg import flip_signs, numerical_rank
 from ._validation import (
     as_float_matrix,
     as_generator,
@@ -45,7 +45,6 @@ from ._validation import (
     check_option,
     check_positive_int,
 )
-from .high_dim import numerical_rank
 from .kernels import KERNELS, kernel_matrix, resolve_gamma
 
 APPROXIMATIONS = ("exact", "nystrom", "rff")

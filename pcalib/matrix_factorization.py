@@ -18,8 +18,8 @@ here the penalised objective of the function):
 import numpy as np
 
 from ._validation import check_non_negative_float, check_positive_float
-from .elastic_net import soft_threshold
-from .factorization import _finish, _random_init, _validate_factorization_args
+from ._linalg import soft_threshold
+from .factorization import check_factorization_args, factorization_result, random_factors
 
 
 def _ridge_solve(A, B, l2):

@@ -30,7 +30,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import validate_data
 
-from .high_dim import randomized_svd
+from ._linalg import randomized_svd
 from ._validation import (
     as_float_matrix,
     as_generator,
@@ -252,9 +252,7 @@ def top_singular_triplets(X, k):
     if min(X.shape) <= FULL_SVD_MAX:
         U, s, Vt = np.linalg.svd(X, full_matrices=False)
         return U[:, :k], s[:k], Vt[:k]
-    Vt, s, _ = randomized_svd(X, k, random_state=0)
-    safe = np.where(s > 0, s, 1.0)
-    return (X @ Vt.T) / safe, s, Vt
+    return randomized_svd(X, k, random_state=0)
 
 
 def drop_dead_components(W, H):

@@ -39,9 +39,9 @@ from ._validation import (
     check_bool,
     check_non_negative_int,
     check_option,
-    resolve_n_components,
+    check_n_components,
 )
-from .pca import flip_signs
+from ._linalg import flip_signs
 
 METHODS = ("tsqr", "compressed")
 DASK_MISSING = (
@@ -298,7 +298,7 @@ def pca_dask(
     compute = check_bool(compute, name="compute")
     X = as_dask_matrix(X, single_column_chunk=(method == "tsqr"))
     n_samples, n_features = X.shape
-    k = resolve_n_components(n_components, n_samples, n_features, allow_fraction=False)
+    k = check_n_components(n_components, min(n_samples, n_features))
 
     mean = column_mean_of_finite(X)
     X_centered = X - mean
@@ -449,7 +449,7 @@ def compute_with_one_blas_thread(*arrays, **kwargs):
 
 
 def sign_convention(components):
-    """pcalib's sign convention on a block of rows (:func:`pcalib.pca.flip_signs`)."""
+    """pcalib's sign convention on a block of rows (:func:`pcalib.flip_signs`)."""
     return flip_signs(components)[0]
 
 

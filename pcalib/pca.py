@@ -18,7 +18,7 @@ import scipy.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import validate_data
 
-from ._signs import flip_signs
+from ._linalg import flip_signs
 from ._validation import (
     as_float_matrix,
     check_bool,
@@ -27,7 +27,7 @@ from ._validation import (
     check_option,
     check_positive_float,
     check_positive_int,
-    resolve_n_components,
+    check_n_components,
 )
 from .high_dim import principal_axes_gram, randomized_svd, subspace_iteration
 
@@ -308,8 +308,8 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self._check_parameters()
         X_checked = as_float_matrix(X, name="X", min_samples=2)
         n_samples, n_features = X_checked.shape
-        n_components = resolve_n_components(
-            self.n_components, n_samples, n_features, allow_fraction=True
+        n_components = check_n_components(
+            self.n_components, min(n_samples, n_features), allow_fraction=True
         )
         solver = self.solver
         if solver == "auto":

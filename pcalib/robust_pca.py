@@ -26,7 +26,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import validate_data
 
-from ._signs import flip_signs
+from ._linalg import flip_signs, soft_threshold
 from ._validation import (
     as_float_matrix,
     as_generator,
@@ -35,7 +35,6 @@ from ._validation import (
     check_positive_float,
     check_positive_int,
 )
-from .elastic_net import soft_threshold
 
 SVD_MODES = ("auto", "full", "truncated")
 # The truncated SVD is used while the predicted rank is below this share of

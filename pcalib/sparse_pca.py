@@ -27,7 +27,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import validate_data
 
-from ._signs import flip_signs
+from ._linalg import flip_signs
 from ._validation import (
     as_float_matrix,
     check_bool,

@@ -1,0 +1,144 @@
+"""Linear-algebra helpers shared by every pcalib module.
+
+* :func:`flip_signs`, pcalib's sign convention (chapter 1);
+* :func:`top_eigh`, the top ``k`` eigenpairs of a symmetric matrix;
+* :func:`randomized_svd`, the randomized range finder (chapter 2);
+* :func:`numerical_rank`, the count of eigenvalues above rounding;
+* :func:`soft_threshold`, the proximal operator of the L1 norm (chapter 5, eq. ``eq-spca-soft``; chapters 6 and 7).
+
+An eigenvector or singular vector is defined only up to its sign. pcalib fixes
+it: in every component the entry of largest absolute value is positive (on a
+tie, the first such entry decides), so that printed results do not depend on
+the solver, the machine or the run.
+"""
+
+import numpy as np
+import scipy.linalg
+
+from ._validation import as_generator
+
+# Below this order, or when at least half of the spectrum is wanted, the full
+# divide-and-conquer eigendecomposition beats LAPACK's partial one (MRRR),
+# whose set-up dominates on small matrices.
+FULL_EIGH_MAX = 512
+
+
+def flip_signs(components):
+    """Apply pcalib's sign convention to the rows of ``components``.
+
+    Parameters
+    ----------
+    components : ndarray of shape (k, n_features)
+        Principal axes as rows.
+
+    Returns
+    -------
+    components : ndarray of shape (k, n_features)
+        The same axes, each multiplied by +1 or -1 so that its entry of largest
+        absolute value is positive.
+    signs : ndarray of shape (k,)
+        The factors applied, to flip the matching scores the same way.
+    """
+    largest = np.argmax(np.abs(components), axis=1)
+    signs = np.sign(components[np.arange(components.shape[0]), largest])
+    signs[signs == 0] = 1.0
+    return components * signs[:, np.newaxis], signs
+
+
+def top_eigh(A, k, *, clip=True):
+    """The ``k`` largest eigenvalues of the symmetric ``A`` and their eigenvectors.
+
+    Parameters
+    ----------
+    A : ndarray of shape (n, n)
+        Symmetric matrix (only its lower triangle is read).
+    k : int
+        Number of eigenpairs, ``1 ≤ k ≤ n``.
+    clip : bool, default=True
+        Set negative eigenvalues to 0: for a covariance or Gram matrix they
+        are rounding errors of a zero eigenvalue.
+
+    Returns
+    -------
+    eigenvalues : ndarray of shape (k,), in decreasing order
+    eigenvectors : ndarray of shape (n, k), orthonormal columns
+        Signs as LAPACK returns them (apply :func:`flip_signs` to fix them).
+    """
+    n = A.shape[0]
+    if n <= FULL_EIGH_MAX or 2 * k >= n:
+        eigenvalues, eigenvectors = np.linalg.eigh(A)
+    else:
+        eigenvalues, eigenvectors = scipy.linalg.eigh(
+            A, subset_by_index=[n - k, n - 1], check_finite=False
+        )
+    eigenvalues = eigenvalues[::-1][:k]
+    eigenvectors = eigenvectors[:, ::-1][:, :k]
+    if clip:
+        eigenvalues = np.clip(eigenvalues, 0.0, None)
+    return np.ascontiguousarray(eigenvalues), np.ascontiguousarray(eigenvectors)
+
+
+def randomized_svd(M, k, *, n_oversamples=10, iterated_power="auto", random_state=None):
+    """Top-``k`` singular triplets of ``M`` by a randomized range finder (eq. ``eq-hd-randomized``).
+
+    1. Draw a Gaussian test matrix ``Ω`` (d × l) with ``l = k + n_oversamples``
+       and form ``Y = M Ω``: its columns are random mixtures of the columns
+       of ``M``, dominated by the top singular directions.
+    2. Sharpen with ``q`` power iterations, ``Y ← M (Mᵀ Y)``,
+       re-orthonormalising after each product (without it, the small singular
+       values drown in rounding); each iteration raises the decay of the
+       spectrum seen by the range finder to a higher power.
+    3. ``Q = qr(Y)`` spans (approximately) the top of the range of ``M``, and
+       the SVD of the small ``B = Qᵀ M`` (l × d) gives the triplets
+       (the Rayleigh–Ritz step).
+
+    Parameters
+    ----------
+    M : ndarray of shape (n, d)
+    k : int
+        Number of triplets, ``1 ≤ k ≤ min(n, d)``.
+    n_oversamples : int, default=10
+        Extra random directions ``p``; the error bound improves quickly with ``p``.
+    iterated_power : int or "auto", default="auto"
+        Number ``q`` of power iterations; ``"auto"`` takes 7 when
+        ``k < 0.1 min(n, d)`` and 4 otherwise (the rule of scikit-learn's
+        ``randomized_svd``, so that the two can be compared like for like).
+    random_state : None, int, numpy.random.Generator or RandomState
+        Seed of ``Ω``.
+
+    Returns
+    -------
+    U : ndarray of shape (n, k)
+    s : ndarray of shape (k,), in decreasing order
+    Vt : ndarray of shape (k, d)
+        Signs as the SVD returns them.
+    """
+    n, d = M.shape
+    if iterated_power == "auto":
+        iterated_power = 7 if k < 0.1 * min(n, d) else 4
+    n_columns = min(k + n_oversamples, n, d)
+    Omega = as_generator(random_state).standard_normal((d, n_columns))
+    Q, _ = np.linalg.qr(M @ Omega)
+    for _ in range(iterated_power):
+        Q, _ = np.linalg.qr(M.T @ Q)
+        Q, _ = np.linalg.qr(M @ Q)
+    U_small, s, Vt = scipy.linalg.svd(Q.T @ M, full_matrices=False, check_finite=False)
+    return Q @ U_small[:, :k], s[:k], Vt[:k]
+
+
+def numerical_rank(eigenvalues, shape):
+    """Number of eigenvalues above the rounding level ``max(shape) · eps · λ_1``.
+
+    ``eigenvalues`` are those of a Gram or covariance matrix, in decreasing
+    order: their rounding error is ``eps · λ_1``, so a null eigenvalue comes
+    out as about ``1e-16 λ_1`` and its square root as about ``1e-8 √λ_1``.
+    """
+    if eigenvalues.size == 0 or eigenvalues[0] == 0.0:
+        return 0
+    threshold = max(shape) * np.finfo(np.float64).eps * eigenvalues[0]
+    return int(np.count_nonzero(eigenvalues > threshold))
+
+
+def soft_threshold(value, threshold):
+    """``sign(v) · max(|v| - t, 0)``, the proximal operator of ``t‖·‖₁``, entrywise."""
+    return np.sign(value) * np.maximum(np.abs(value) - threshold, 0.0)
