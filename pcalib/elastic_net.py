@@ -24,7 +24,6 @@ import warnings
 from numbers import Integral
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 
 from ._linalg import soft_threshold
 from ._validation import (
@@ -32,10 +31,11 @@ from ._validation import (
     check_non_negative_float,
     check_positive_float,
     check_positive_int,
+    convergence_warning,
 )
 
 
-def coordinate_descent_sweep(G, beta, residual, coordinates, l1, l2):
+def coordinate_descent_sweep(G, beta, residual, coordinates, l1_penalty, l2_penalty):
     """One pass of exact coordinate minimisation over ``coordinates``.
 
     For coordinate ``m`` the objective is a one-dimensional quadratic plus
@@ -50,27 +50,26 @@ def coordinate_descent_sweep(G, beta, residual, coordinates, l1, l2):
     beta, residual : ndarray of shape (d,)
         Updated in place.
     coordinates : iterable of int
-    l1, l2 : float
+    l1_penalty, l2_penalty : float
+        ``λ₁`` and ``λ₂``.
     """
-    half_l1 = 0.5 * l1
     for m in coordinates:
-        curvature = G[m, m] + l2
+        curvature = G[m, m] + l2_penalty
         if curvature <= 0.0:  # a zero column of X without ridge: β_m stays 0
             continue
         old = beta[m]
-        z = residual[m] + G[m, m] * old
-        new = (z - half_l1 if z > half_l1 else z + half_l1 if z < -half_l1 else 0.0) / curvature
+        new = soft_threshold(residual[m] + G[m, m] * old, 0.5 * l1_penalty) / curvature
         if new != old:
             beta[m] = new
             residual -= (new - old) * G[m]
 
 
-def kkt_violations(residual, beta, l1, slack=0.0):
-    """Zero coefficients whose optimality condition ``|c_m - (G β)_m| ≤ λ₁/2`` fails."""
-    return np.flatnonzero((beta == 0.0) & (np.abs(residual) > 0.5 * l1 + slack))
+def kkt_violations(residual, beta, l1_penalty, slack=0.0):
+    """Zero coefficients whose KKT condition ``|c_m - (G β)_m| ≤ λ₁/2`` fails by over ``slack``."""
+    return np.flatnonzero((beta == 0.0) & (np.abs(residual) > 0.5 * l1_penalty + slack))
 
 
-def solve_on_support(G, c, signs, l1, l2):
+def solve_on_support(G, c, signs, l1_penalty, l2_penalty):
     """Stationary point for a given support and signs (eq. ``eq-spca-support``).
 
     If the non-zero coefficients are ``β_A`` with signs ``s``, stationarity of
@@ -85,7 +84,8 @@ def solve_on_support(G, c, signs, l1, l2):
     c : ndarray of shape (d,)
     signs : ndarray of shape (d,)
         ``±1`` on the support, 0 elsewhere.
-    l1, l2 : float
+    l1_penalty, l2_penalty : float
+        ``λ₁`` and ``λ₂``.
 
     Returns
     -------
@@ -99,12 +99,12 @@ def solve_on_support(G, c, signs, l1, l2):
     """
     support = np.flatnonzero(signs)
     beta = np.zeros_like(c)
-    system = G[np.ix_(support, support)] + l2 * np.eye(support.size)
-    beta[support] = np.linalg.solve(system, c[support] - 0.5 * l1 * signs[support])
+    system = G[np.ix_(support, support)] + l2_penalty * np.eye(support.size)
+    beta[support] = np.linalg.solve(system, c[support] - 0.5 * l1_penalty * signs[support])
     return beta
 
 
-def refine_on_orthant(G, c, beta, l1, l2):
+def refine_on_orthant(G, c, beta, l1_penalty, l2_penalty):
     """Exact minimiser within the sign pattern of ``beta``, dropping variables that hit 0.
 
     Within the orthant of the signs ``s`` of ``beta`` the objective is a convex
@@ -114,6 +114,15 @@ def refine_on_orthant(G, c, beta, l1, l2):
     segment), set that coefficient to zero and start again with a smaller
     support (the feature-sign search of Lee, Battle, Raina and Ng). Each round
     removes a variable, so at most ``|support|`` linear solves are made.
+
+    Parameters
+    ----------
+    G : ndarray of shape (d, d)
+    c : ndarray of shape (d,)
+    beta : ndarray of shape (d,)
+        The starting point (not modified); its signs give the orthant.
+    l1_penalty, l2_penalty : float
+        ``λ₁`` and ``λ₂``.
 
     Returns
     -------
@@ -126,7 +135,7 @@ def refine_on_orthant(G, c, beta, l1, l2):
         signs = np.sign(beta)
         support = np.flatnonzero(signs)
         try:
-            target = solve_on_support(G, c, signs, l1, l2)
+            target = solve_on_support(G, c, signs, l1_penalty, l2_penalty)
         except np.linalg.LinAlgError:
             return beta
         crossing = support[np.sign(target[support]) != signs[support]]
@@ -140,7 +149,7 @@ def refine_on_orthant(G, c, beta, l1, l2):
     return beta
 
 
-def elastic_net_gram(G, c, *, l1, l2, beta_init=None, max_iter=1000, tol=1e-10):
+def elastic_net_gram(G, c, *, l1_penalty, l2_penalty, beta_init=None, max_iter=1000, tol=1e-10):
     """Minimise ``βᵀ G β - 2 cᵀβ + λ₂ ‖β‖² + λ₁ ‖β‖₁`` by coordinate descent.
 
     Each round makes one coordinate-descent sweep over the current support
@@ -156,7 +165,7 @@ def elastic_net_gram(G, c, *, l1, l2, beta_init=None, max_iter=1000, tol=1e-10):
         ``Xᵀ X`` (symmetric positive semi-definite).
     c : ndarray of shape (d,)
         ``Xᵀ y``.
-    l1, l2 : float
+    l1_penalty, l2_penalty : float
         Penalties ``λ₁, λ₂ ≥ 0``. With ``λ₂ = 0`` this is the lasso.
     beta_init : ndarray of shape (d,), optional
         Warm start (copied).
@@ -172,7 +181,7 @@ def elastic_net_gram(G, c, *, l1, l2, beta_init=None, max_iter=1000, tol=1e-10):
         Number of rounds made.
     """
     G, c = check_gram_problem(G, c)
-    l1, l2 = check_penalties(l1, l2)
+    l1_penalty, l2_penalty = check_penalties(l1_penalty, l2_penalty)
     check_positive_int(max_iter, name="max_iter")
     check_positive_float(tol, name="tol")
     d = c.shape[0]
@@ -181,27 +190,29 @@ def elastic_net_gram(G, c, *, l1, l2, beta_init=None, max_iter=1000, tol=1e-10):
         raise ValueError(f"beta_init must have shape ({d},); got {beta.shape}.")
     slack = tol * float(np.abs(c).max(initial=0.0))
     residual = c - G @ beta
-    candidates = np.union1d(np.flatnonzero(beta), kkt_violations(residual, beta, l1, slack))
+    candidates = np.union1d(np.flatnonzero(beta), kkt_violations(residual, beta, l1_penalty, slack))
     for n_iter in range(1, max_iter + 1):
-        coordinate_descent_sweep(G, beta, residual, candidates, l1, l2)
-        beta = refine_on_orthant(G, c, beta, l1, l2)
+        coordinate_descent_sweep(G, beta, residual, candidates, l1_penalty, l2_penalty)
+        beta = refine_on_orthant(G, c, beta, l1_penalty, l2_penalty)
         residual = c - G @ beta
-        violations = kkt_violations(residual, beta, l1, slack)
+        violations = kkt_violations(residual, beta, l1_penalty, slack)
         if violations.size == 0:
             return beta, n_iter
         candidates = np.union1d(np.flatnonzero(beta), violations)
-    warnings.warn(
-        f"elastic net: coordinate descent stopped after max_iter={max_iter} rounds "
-        "before converging; increase max_iter or tol.",
-        ConvergenceWarning,
-        stacklevel=2,
+    convergence_warning(
+        "The elastic net",
+        max_iter,
+        f"every zero coefficient met its optimality condition within tol={tol}",
     )
     return beta, max_iter
 
 
-def check_penalties(l1, l2):
+def check_penalties(l1_penalty, l2_penalty):
     """Validate ``λ₁, λ₂``: finite real numbers ``≥ 0``."""
-    return check_non_negative_float(l1, name="l1"), check_non_negative_float(l2, name="l2")
+    return (
+        check_non_negative_float(l1_penalty, name="l1_penalty"),
+        check_non_negative_float(l2_penalty, name="l2_penalty"),
+    )
 
 
 def check_gram_problem(G, c):
@@ -211,22 +222,20 @@ def check_gram_problem(G, c):
     if G.shape[0] != G.shape[1]:
         raise ValueError(f"G must be a square matrix (Xᵀ X); got shape {G.shape}.")
     if c.ndim != 1 or c.shape[0] != G.shape[0]:
-        raise ValueError(
-            f"c must be a vector of length {G.shape[0]} (Xᵀ y); got shape {c.shape}."
-        )
+        raise ValueError(f"c must be a vector of length {G.shape[0]} (Xᵀ y); got shape {c.shape}.")
     if not np.all(np.isfinite(c)):
         raise ValueError("c contains NaN or infinite values.")
     return G, c
 
 
-def elastic_net(X, y, *, l1, l2, max_iter=1000, tol=1e-10):
+def elastic_net(X, y, *, l1_penalty, l2_penalty, max_iter=1000, tol=1e-10):
     """Minimise ``‖y - X β‖² + λ₂ ‖β‖² + λ₁ ‖β‖₁`` (eq. ``eq-spca-enet``), no intercept.
 
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
-    l1, l2 : float
+    l1_penalty, l2_penalty : float
         Penalties ``λ₁, λ₂ ≥ 0``.
     max_iter : int, default=1000
     tol : float, default=1e-10
@@ -244,10 +253,17 @@ def elastic_net(X, y, *, l1, l2, max_iter=1000, tol=1e-10):
             f"{np.shape(y)}."
         )
     y = as_float_matrix(np.reshape(y, (-1, 1)), name="y")
-    return elastic_net_gram(X.T @ X, X.T @ y[:, 0], l1=l1, l2=l2, max_iter=max_iter, tol=tol)
+    return elastic_net_gram(
+        X.T @ X,
+        X.T @ y[:, 0],
+        l1_penalty=l1_penalty,
+        l2_penalty=l2_penalty,
+        max_iter=max_iter,
+        tol=tol,
+    )
 
 
-def elastic_net_n_nonzero(G, c, *, n_nonzero, l2):
+def elastic_net_n_nonzero(G, c, *, n_nonzero, l2_penalty):
     """Elastic net with exactly ``n_nonzero`` non-zero coefficients (eq. ``eq-spca-path``).
 
     Follows the regularisation path from ``λ₁ = 2 max|c|`` (all zero) down.
@@ -269,16 +285,17 @@ def elastic_net_n_nonzero(G, c, *, n_nonzero, l2):
     c : ndarray of shape (d,)
     n_nonzero : int
         ``1 ≤ n_nonzero ≤ d``.
-    l2 : float
+    l2_penalty : float
+        ``λ₂ ≥ 0``.
 
     Returns
     -------
     beta : ndarray of shape (d,)
-    l1 : float
+    l1_penalty : float
         The ``λ₁`` of that knot (0 when the path ends first).
     """
     G, c = check_gram_problem(G, c)
-    _, l2 = check_penalties(0.0, l2)
+    l2_penalty = check_non_negative_float(l2_penalty, name="l2_penalty")
     d = c.shape[0]
     if isinstance(n_nonzero, (bool, np.bool_)) or not isinstance(n_nonzero, Integral):
         raise TypeError(f"n_nonzero must be an int, got {n_nonzero!r}.")
@@ -288,20 +305,22 @@ def elastic_net_n_nonzero(G, c, *, n_nonzero, l2):
     if scale == 0.0:
         return np.zeros(d), 0.0
     if n_nonzero == d:  # no L1 penalty needed: the ridge solution (G + λ₂ I) β = c
-        return np.linalg.lstsq(G + l2 * np.eye(d), c, rcond=None)[0], 0.0
+        return np.linalg.lstsq(G + l2_penalty * np.eye(d), c, rcond=None)[0], 0.0
     level = 2.0 * scale
     active = np.flatnonzero(np.abs(c) >= scale * (1 - 1e-12))
     signs = np.sign(c)
     while True:
-        M = G[np.ix_(active, active)] + l2 * np.eye(active.size)
+        M = G[np.ix_(active, active)] + l2_penalty * np.eye(active.size)
         u = np.linalg.solve(M, c[active])
-        w = np.linalg.solve(M, 0.5 * signs[active])      # β_A(λ) = u - λ w
-        a = c - G[:, active] @ u                          # residual(λ) = a + λ b
+        w = np.linalg.solve(M, 0.5 * signs[active])  # β_A(λ) = u - λ w
+        a = c - G[:, active] @ u  # residual(λ) = a + λ b
         b = G[:, active] @ w
         below = level * (1 - 1e-12)
         with np.errstate(divide="ignore", invalid="ignore"):
-            enter = np.fmax(_in_range(a / (0.5 - b), below),    # a + λ b = +λ/2
-                            _in_range(-a / (0.5 + b), below))   # a + λ b = -λ/2
+            enter = np.fmax(
+                _in_range(a / (0.5 - b), below),  # a + λ b = +λ/2
+                _in_range(-a / (0.5 + b), below),  # a + λ b = -λ/2
+            )
             leave = _in_range(u / w, below)
         enter[active] = -np.inf
         next_level = max(enter.max(), leave.max(initial=-np.inf))

@@ -24,17 +24,17 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import validate_data
 
-from ._linalg import flip_signs
+from ._linalg import flip_signs, top_eigh
 from ._validation import (
     as_float_matrix,
     check_bool,
     check_fitted,
+    check_n_components,
     check_non_negative_float,
-    check_positive_float,
     check_positive_int,
+    convergence_warning,
 )
 from .elastic_net import elastic_net_gram, elastic_net_n_nonzero
 from .pca import center_and_scale
@@ -78,6 +78,36 @@ def procrustes_rotation(gram, B):
     return U @ Vt
 
 
+def zht_criterion(gram, A, B, l1_penalty, l2_penalty):
+    """The criterion of eq. ``eq-spca-criterion`` with ``Xᵀ X`` replaced by ``G``.
+
+    Expanding the squares with ``Aᵀ A = I``,
+    ``Σ_i ‖x_i - A Bᵀ x_i‖² = tr(G) - 2 tr(Aᵀ G B) + tr(Bᵀ G B)``, so the
+    criterion needs the Gram matrix only. With ``G`` the covariance matrix it
+    is the criterion of the data divided by ``n - 1``, with the penalties on
+    the scale of ``G`` (as the estimator uses them).
+
+    Parameters
+    ----------
+    gram : ndarray of shape (d, d)
+    A : ndarray of shape (d, k)
+        Orthonormal columns ``α_j``.
+    B : ndarray of shape (d, k)
+        Regression coefficients ``β_j`` as columns.
+    l1_penalty : ndarray of shape (k,)
+        ``λ₁,j``.
+    l2_penalty : float
+        ``λ₂``.
+
+    Returns
+    -------
+    float
+    """
+    GB = gram @ B
+    fit = np.trace(gram) - 2.0 * np.sum(A * GB) + np.sum(B * GB)
+    return float(fit + l2_penalty * np.sum(B**2) + l1_penalty @ np.abs(B).sum(axis=0))
+
+
 def normalise_columns(B):
     """``β_j / ‖β_j‖``; an all-zero column stays zero."""
     norms = np.linalg.norm(B, axis=0)
@@ -93,8 +123,9 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
 
     Parameters
     ----------
-    n_components : int, default=2
-        Number ``k`` of sparse components.
+    n_components : int or None, default=None
+        Number ``k`` of sparse components, ``1 ≤ k ≤ n_features``; None keeps
+        all ``n_features`` (as scikit-learn's ``SparsePCA``).
     l1_penalty : float or array-like of shape (k,), default=1.0
         ``λ₁,j`` per component (one number for all). The penalties act on the
         scale of the Gram matrix, which is the covariance matrix of the data
@@ -116,11 +147,13 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     max_iter : int, default=200
         Largest number of alternations.
     tol : float, default=1e-3
-        Stop when no normalised loading changes by more than ``tol`` in one
-        alternation. The defaults are those of ZHT's R package ``elasticnet``
-        (``eps.conv=1e-3``, ``max.iter=200``), with which the published
-        pitprops table is reproduced to all its digits; a smaller ``tol``
-        converges further (on pitprops the loadings then move by up to 0.007).
+        Stop when the largest change of a normalised loading in one
+        alternation is below ``tol``; ``tol=0`` runs exactly ``max_iter``
+        alternations. The defaults are those of ZHT's R package
+        ``elasticnet`` (``eps.conv=1e-3``, ``max.iter=200``), with which the
+        published pitprops table is reproduced to all its digits; a smaller
+        ``tol`` converges further (on pitprops the loadings then move by up
+        to 0.007).
 
     Attributes
     ----------
@@ -137,9 +170,22 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         The ``λ₁,j`` used (the knot of the path when ``n_nonzero`` is given).
     n_nonzero_ : ndarray of shape (k,)
         Non-zero loadings per component.
+    n_components_ : int
+        ``k``, resolved from ``n_components``.
     n_iter_ : int
+        Number of alternations made.
+    converged_ : bool
+        Whether the loadings met ``tol`` before ``max_iter``.
+    objective_history_ : ndarray of shape (n_iter_ + 1,)
+        The criterion of eq. ``eq-spca-criterion`` on the Gram matrix
+        (:func:`zht_criterion`): at the start (``B = 0``, where it is
+        ``trace(G)``), then after each alternation. With ``l1_penalty`` it
+        never increases; with ``n_nonzero`` each alternation uses the
+        ``λ₁,j`` of its own path knots, so it may.
     mean_, scale_ : ndarray of shape (n_features,) or None
         Training statistics (None after :meth:`fit_gram`).
+    n_samples_ : int or None
+        Number of training samples (None after :meth:`fit_gram`).
     n_features_in_ : int
 
     Examples
@@ -157,7 +203,7 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
 
     def __init__(
         self,
-        n_components=2,
+        n_components=None,
         *,
         l1_penalty=1.0,
         n_nonzero=None,
@@ -175,7 +221,18 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         self.tol = tol
 
     def fit(self, X, y=None):
-        """Fit on data ``X`` of shape (n_samples, n_features); ``y`` is ignored."""
+        """Fit the sparse loadings to data (``alg-spca`` on its covariance or correlation matrix).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, ``n_samples ≥ 2``.
+        y : ignored
+
+        Returns
+        -------
+        self : ElasticNetSPCA
+        """
         self._check_parameters()
         X_checked = as_float_matrix(X, name="X", min_samples=2)
         X_centered, mean, scale, _ = center_and_scale(
@@ -184,15 +241,24 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         gram = X_centered.T @ X_centered / (X_checked.shape[0] - 1)
         fitted = self._fit_gram(gram)
         validate_data(self, X, reset=True, skip_check_array=True)
-        self._set(fitted, mean, scale)
+        self._set(fitted, mean, scale, X_checked.shape[0])
         return self
 
     def fit_gram(self, gram):
-        """Fit from a covariance or correlation matrix ``gram`` of shape (d, d).
+        """Fit from a covariance or correlation matrix (algorithm ``alg-spca``).
 
         Use it when only such a table is published. ``transform`` then has no
         training mean and refuses to run; project centred (and scaled) data
         yourself with ``X @ components_.T``.
+
+        Parameters
+        ----------
+        gram : array-like of shape (n_features, n_features)
+            Symmetric positive semi-definite matrix ``G``.
+
+        Returns
+        -------
+        self : ElasticNetSPCA
         """
         self._check_parameters()
         gram = as_float_matrix(gram, name="gram")
@@ -206,28 +272,32 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         self.n_features_in_ = gram.shape[0]
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        self._set(fitted, None, None)
+        self._set(fitted, None, None, None)
         return self
 
-    def _set(self, fitted, mean, scale):
+    def _set(self, fitted, mean, scale, n_samples):
         for name, value in fitted.items():
             setattr(self, name, value)
         self.mean_, self.scale_ = mean, scale
+        self.n_samples_ = n_samples
 
     def _check_parameters(self):
-        check_positive_int(self.n_components, name="n_components")
         check_bool(self.standardize, name="standardize")
         check_positive_int(self.max_iter, name="max_iter")
-        check_positive_float(self.tol, name="tol")
+        check_non_negative_float(self.tol, name="tol")
         check_non_negative_float(self.l2_penalty, name="l2_penalty")
 
     def _per_component(self, value, name, kind, k):
         """``value`` as a length-``k`` array, checked."""
         array = np.atleast_1d(np.asarray(value))
         if array.ndim != 1 or array.shape[0] not in (1, k):
-            raise ValueError(f"{name} must be one value or {k} values (one per component); got {value!r}.")
+            raise ValueError(
+                f"{name} must be one value or {k} values (one per component); got {value!r}."
+            )
         if array.dtype == bool or not all(isinstance(v, kind) for v in array.tolist()):
-            raise TypeError(f"{name} must hold {'ints' if kind is Integral else 'numbers'}; got {value!r}.")
+            raise TypeError(
+                f"{name} must hold {'ints' if kind is Integral else 'numbers'}; got {value!r}."
+            )
         return np.broadcast_to(array, (k,)).copy()
 
     def _penalties(self, k, d):
@@ -235,54 +305,62 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         if self.n_nonzero is not None:
             counts = self._per_component(self.n_nonzero, "n_nonzero", Integral, k).astype(int)
             if counts.min() < 1 or counts.max() > d:
-                raise ValueError(f"n_nonzero must be between 1 and n_features = {d}; got {self.n_nonzero!r}.")
+                raise ValueError(
+                    f"n_nonzero must be between 1 and n_features = {d}; got {self.n_nonzero!r}."
+                )
             return None, counts
-        l1 = self._per_component(self.l1_penalty, "l1_penalty", Real, k).astype(float)
-        if not np.all(np.isfinite(l1)) or l1.min() < 0:
+        l1_penalty = self._per_component(self.l1_penalty, "l1_penalty", Real, k).astype(float)
+        if not np.all(np.isfinite(l1_penalty)) or l1_penalty.min() < 0:
             raise ValueError(f"l1_penalty must be finite and >= 0; got {self.l1_penalty!r}.")
-        return l1, None
+        return l1_penalty, None
 
     def _fit_gram(self, gram):
         """The alternating algorithm (``alg-spca``) on the Gram matrix ``G`` (d × d)."""
         d = gram.shape[0]
-        k = self.n_components
-        if k > d:
-            raise ValueError(f"n_components must be between 1 and n_features = {d}; got {k}.")
-        l1, counts = self._penalties(k, d)
-        eigenvalues, eigenvectors = scipy.linalg.eigh(
-            gram, subset_by_index=[d - k, d - 1], check_finite=False
-        )
-        eigenvalues, eigenvectors = eigenvalues[::-1], eigenvectors[:, ::-1]
+        k = check_n_components(self.n_components, d, upper_name="n_features")
+        l1_penalty, counts = self._penalties(k, d)
+        if counts is not None:
+            l1_penalty = np.zeros(k)  # the knots of the paths, found at each alternation
         total = float(np.trace(gram))
         if total <= 0.0:
             raise ValueError("The data have zero variance: every feature is constant.")
-        A = flip_signs(eigenvectors[:, :k].T)[0].T
+        eigenvalues, eigenvectors = top_eigh(gram, k)
+        A = flip_signs(eigenvectors.T)[0].T
         B = np.zeros((d, k))
-        l1_used = np.zeros(k) if l1 is None else l1
         loadings = normalise_columns(B)
-        for n_iter in range(1, self.max_iter + 1):
+        history = [zht_criterion(gram, A, B, l1_penalty, self.l2_penalty)]
+        n_iter, converged = 0, False
+        while n_iter < self.max_iter and not converged:
+            n_iter += 1
             for j in range(k):
                 c = gram @ A[:, j]
                 if counts is None:
-                    B[:, j] = elastic_net_gram(gram, c, l1=l1[j], l2=self.l2_penalty,
-                                               beta_init=B[:, j])[0]
+                    B[:, j] = elastic_net_gram(
+                        gram,
+                        c,
+                        l1_penalty=l1_penalty[j],
+                        l2_penalty=self.l2_penalty,
+                        beta_init=B[:, j],
+                    )[0]
                 else:
                     with warnings.catch_warnings():  # ties are reported once, at the end
                         warnings.filterwarnings("ignore", message="elastic net: no penalty gives")
-                        B[:, j], l1_used[j] = elastic_net_n_nonzero(
-                            gram, c, n_nonzero=counts[j], l2=self.l2_penalty)
+                        B[:, j], l1_penalty[j] = elastic_net_n_nonzero(
+                            gram, c, n_nonzero=counts[j], l2_penalty=self.l2_penalty
+                        )
             A = procrustes_rotation(gram, B)
+            history.append(zht_criterion(gram, A, B, l1_penalty, self.l2_penalty))
             new_loadings = normalise_columns(B)
             change = np.abs(new_loadings - loadings).max()
             loadings = new_loadings
-            if change <= self.tol:
-                break
-        else:
-            warnings.warn(
-                f"ElasticNetSPCA stopped after max_iter={self.max_iter} alternations before "
-                f"the loadings converged (last change {change:.3g} > tol={self.tol}).",
-                ConvergenceWarning,
-                stacklevel=3,
+            converged = bool(change < self.tol)
+        if not converged:
+            convergence_warning(
+                "ElasticNetSPCA",
+                self.max_iter,
+                f"the largest change of a normalised loading ({change:.3g}) fell below "
+                f"tol={self.tol}",
+                stacklevel=4,
             )
         empty = np.flatnonzero(~loadings.any(axis=0))
         if empty.size:
@@ -307,11 +385,13 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             components_=components,
             explained_variance_=explained,
             explained_variance_ratio_=explained / total,
-            pca_explained_variance_ratio_=np.clip(eigenvalues[:k], 0.0, None) / total,
-            l1_penalty_=l1_used,
+            pca_explained_variance_ratio_=eigenvalues / total,
+            l1_penalty_=l1_penalty,
             n_nonzero_=np.count_nonzero(components, axis=1),
             n_components_=k,
             n_iter_=n_iter,
+            converged_=converged,
+            objective_history_=np.asarray(history),
         )
 
     def transform(self, X):

@@ -19,12 +19,12 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import ElasticNet, Lasso, lars_path_gram, lasso_path
 
+from pcalib import soft_threshold
 from pcalib.elastic_net import (
     elastic_net,
     elastic_net_gram,
     elastic_net_n_nonzero,
     refine_on_orthant,
-    soft_threshold,
     solve_on_support,
 )
 
@@ -103,8 +103,8 @@ def test_matches_sklearn_elastic_net(shape, alpha, l1_ratio):
     X, y = make_regression(*shape, seed=1)
     l1, l2 = to_lambdas(X.shape[0], alpha, l1_ratio)
     expected = sklearn_elastic_net(X, y, alpha, l1_ratio)
-    beta, n_iter = elastic_net(X, y, l1=l1, l2=l2)
-    beta_gram, _ = elastic_net_gram(X.T @ X, X.T @ y, l1=l1, l2=l2)
+    beta, n_iter = elastic_net(X, y, l1_penalty=l1, l2_penalty=l2)
+    beta_gram, _ = elastic_net_gram(X.T @ X, X.T @ y, l1_penalty=l1, l2_penalty=l2)
     # scikit-learn stops on its duality gap (tol=1e-12 relative to ‖y‖²), which
     # leaves ~1e-10 in the coefficients of the ill-conditioned d > n problems
     np.testing.assert_allclose(beta, expected, rtol=0, atol=1e-9)
@@ -124,8 +124,8 @@ def test_lasso_matches_sklearn_lasso_and_lasso_path(shape):
     _, path, _ = lasso_path(X, y, alphas=alphas, tol=1e-12, max_iter=100000)
     for i, alpha in enumerate(alphas):
         lasso = Lasso(alpha=alpha, fit_intercept=False, tol=1e-12, max_iter=100000).fit(X, y)
-        beta, _ = elastic_net(X, y, l1=2 * n * alpha, l2=0.0)
-        beta_gram, _ = elastic_net_gram(X.T @ X, X.T @ y, l1=2 * n * alpha, l2=0.0)
+        beta, _ = elastic_net(X, y, l1_penalty=2 * n * alpha, l2_penalty=0.0)
+        beta_gram, _ = elastic_net_gram(X.T @ X, X.T @ y, l1_penalty=2 * n * alpha, l2_penalty=0.0)
         # duality-gap stopping of scikit-learn, as above
         np.testing.assert_allclose(beta, lasso.coef_, rtol=0, atol=1e-9)
         np.testing.assert_allclose(beta, path[:, i], rtol=0, atol=1e-9)
@@ -138,7 +138,7 @@ def test_lasso_matches_sklearn_lasso_and_lasso_path(shape):
 def test_no_l1_is_ridge_regression(shape, l2):
     X, y = make_regression(*shape, seed=3)
     expected = np.linalg.solve(X.T @ X + l2 * np.eye(X.shape[1]), X.T @ y)
-    beta, _ = elastic_net(X, y, l1=0.0, l2=l2)
+    beta, _ = elastic_net(X, y, l1_penalty=0.0, l2_penalty=l2)
     np.testing.assert_allclose(beta, expected, rtol=1e-10, atol=1e-12)
     assert np.all(beta != 0)
 
@@ -146,7 +146,7 @@ def test_no_l1_is_ridge_regression(shape, l2):
 def test_no_penalty_is_least_squares():
     X, y = make_regression(50, 6, seed=4)
     expected = np.linalg.lstsq(X, y, rcond=None)[0]
-    beta, _ = elastic_net(X, y, l1=0, l2=0)
+    beta, _ = elastic_net(X, y, l1_penalty=0, l2_penalty=0)
     np.testing.assert_allclose(beta, expected, rtol=1e-10)
 
 
@@ -156,11 +156,11 @@ def test_large_l1_gives_exactly_zero(shape, l2):
     X, y = make_regression(*shape, seed=5)
     l1_max = 2 * np.abs(X.T @ y).max()
     for l1 in (l1_max, 1.5 * l1_max, 1e6 * l1_max):
-        beta, n_iter = elastic_net(X, y, l1=l1, l2=l2)
+        beta, n_iter = elastic_net(X, y, l1_penalty=l1, l2_penalty=l2)
         np.testing.assert_array_equal(beta, np.zeros(X.shape[1]))
         assert n_iter <= 1  # nothing to do: stops in the first round
     # just below the threshold exactly one coefficient (the most correlated) enters
-    beta, _ = elastic_net(X, y, l1=l1_max * (1 - 1e-6), l2=l2)
+    beta, _ = elastic_net(X, y, l1_penalty=l1_max * (1 - 1e-6), l2_penalty=l2)
     np.testing.assert_array_equal(np.flatnonzero(beta), [np.argmax(np.abs(X.T @ y))])
 
 
@@ -169,7 +169,7 @@ def test_zero_column_without_ridge_stays_zero():
     X[:, 2] = 0.0
     alpha = 0.05
     expected = Lasso(alpha=alpha, fit_intercept=False, tol=1e-12, max_iter=100000).fit(X, y).coef_
-    beta, _ = elastic_net(X, y, l1=2 * 30 * alpha, l2=0.0)
+    beta, _ = elastic_net(X, y, l1_penalty=2 * 30 * alpha, l2_penalty=0.0)
     assert beta[2] == 0.0 and np.all(np.isfinite(beta))
     # duality-gap stopping of scikit-learn, as above
     np.testing.assert_allclose(beta, expected, rtol=0, atol=1e-9)
@@ -182,8 +182,8 @@ def test_ill_conditioned_least_squares_is_exact():
     truth = np.array([1.0, -1.0, 0.001])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        beta, _ = elastic_net_gram(G, G @ truth, l1=0.0, l2=0.0)
-        ridge, _ = elastic_net_gram(G, G @ truth, l1=0.0, l2=1e-6)
+        beta, _ = elastic_net_gram(G, G @ truth, l1_penalty=0.0, l2_penalty=0.0)
+        ridge, _ = elastic_net_gram(G, G @ truth, l1_penalty=0.0, l2_penalty=1e-6)
     # condition number 4e4: about 1e-12 of relative rounding in the solve
     np.testing.assert_allclose(beta, truth, rtol=0, atol=1e-10)
     np.testing.assert_allclose(ridge, np.linalg.solve(G + 1e-6 * np.eye(3), G @ truth), rtol=1e-10)
@@ -205,7 +205,7 @@ def test_ill_conditioned_gram_matches_sklearn(l1):
     expected = sklearn_elastic_net(X, y, alpha, l1 / 2 / (n * alpha))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        beta, _ = elastic_net_gram(S, c, l1=l1, l2=l2)
+        beta, _ = elastic_net_gram(S, c, l1_penalty=l1, l2_penalty=l2)
     # scikit-learn's duality-gap stop leaves ~1e-9 on a problem this ill-conditioned
     np.testing.assert_allclose(beta, expected, rtol=0, atol=1e-8)
     # exact on scikit-learn's support and signs, solved by NumPy
@@ -225,7 +225,7 @@ def test_ill_conditioned_gram_matches_sklearn(l1):
 def test_kkt_conditions_hold(shape, l1, l2):
     X, y = make_regression(*shape, seed=7)
     G, c = X.T @ X, X.T @ y
-    beta, _ = elastic_net_gram(G, c, l1=l1, l2=l2)
+    beta, _ = elastic_net_gram(G, c, l1_penalty=l1, l2_penalty=l2)
     on_support, off_support = kkt_gaps(G, c, beta, l1, l2)
     scale = np.abs(c).max()
     assert on_support <= 1e-9 * scale
@@ -246,15 +246,20 @@ def test_solve_on_support_is_the_stationary_point_of_the_orthant(shape):
     expected = sklearn_elastic_net(X, y, 0.1, 0.7)
     # with scikit-learn's support and signs: the solution itself
     exact = solve_on_support(G, c, np.sign(expected), l1, l2)
-    np.testing.assert_allclose(exact, exact_on_support(X, y, np.sign(expected), l1, l2),
-                               rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(
+        exact, exact_on_support(X, y, np.sign(expected), l1, l2), rtol=1e-10, atol=1e-14
+    )
     # duality-gap stopping of scikit-learn, as above
     np.testing.assert_allclose(exact, expected, rtol=0, atol=1e-9)
     # with other signs: the stationary point of that orthant's quadratic
     wrong = np.sign(expected)
     wrong[np.flatnonzero(wrong)[0]] *= -1
-    np.testing.assert_allclose(solve_on_support(G, c, wrong, l1, l2),
-                               exact_on_support(X, y, wrong, l1, l2), rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(
+        solve_on_support(G, c, wrong, l1, l2),
+        exact_on_support(X, y, wrong, l1, l2),
+        rtol=1e-10,
+        atol=1e-14,
+    )
 
 
 def test_solve_on_support_singular_system_raises():
@@ -277,8 +282,12 @@ def test_refine_on_orthant_descends_to_an_exact_signed_point(shape, seed):
     # the result is the stationary point of its own orthant, with consistent signs
     signs = np.sign(refined)
     assert set(np.flatnonzero(signs)) <= set(np.flatnonzero(start))
-    np.testing.assert_allclose(refined, exact_on_support(X, y, signs, l1, l2),
-                               rtol=0, atol=1e-10 * np.abs(refined).max(initial=1.0))
+    np.testing.assert_allclose(
+        refined,
+        exact_on_support(X, y, signs, l1, l2),
+        rtol=0,
+        atol=1e-10 * np.abs(refined).max(initial=1.0),
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -312,15 +321,15 @@ def test_soft_threshold_is_the_prox_of_the_absolute_value(v, t):
 def test_warm_start_gives_the_same_answer(shape):
     X, y = make_regression(*shape, seed=10)
     G, c = X.T @ X, X.T @ y
-    cold, _ = elastic_net_gram(G, c, l1=3.0, l2=0.2)
+    cold, _ = elastic_net_gram(G, c, l1_penalty=3.0, l2_penalty=0.2)
     starts = [
-        elastic_net_gram(G, c, l1=30.0, l2=0.2)[0],  # a sparser solution
-        elastic_net_gram(G, c, l1=0.3, l2=0.2)[0],  # a denser one
+        elastic_net_gram(G, c, l1_penalty=30.0, l2_penalty=0.2)[0],  # a sparser solution
+        elastic_net_gram(G, c, l1_penalty=0.3, l2_penalty=0.2)[0],  # a denser one
         np.random.default_rng(11).standard_normal(c.shape),  # anything
     ]
     for start in starts:
         kept = start.copy()
-        warm, _ = elastic_net_gram(G, c, l1=3.0, l2=0.2, beta_init=start)
+        warm, _ = elastic_net_gram(G, c, l1_penalty=3.0, l2_penalty=0.2, beta_init=start)
         np.testing.assert_array_equal(start, kept)  # the warm start is copied
         np.testing.assert_allclose(warm, cold, rtol=0, atol=1e-10 * np.abs(cold).max())
         np.testing.assert_array_equal(warm != 0, cold != 0)
@@ -362,7 +371,7 @@ def test_n_nonzero_is_exact_and_at_the_lars_knot(shape, l2, n_nonzero):
     knot, expected = lars_reference(G, c, l2, n_nonzero)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no tie here: no warning expected
-        beta, l1 = elastic_net_n_nonzero(G, c, n_nonzero=n_nonzero, l2=l2)
+        beta, l1 = elastic_net_n_nonzero(G, c, n_nonzero=n_nonzero, l2_penalty=l2)
     assert np.count_nonzero(beta) == n_nonzero
     np.testing.assert_allclose(l1, knot, rtol=1e-10)
     np.testing.assert_allclose(beta, expected, rtol=0, atol=1e-10 * np.abs(expected).max())
@@ -374,7 +383,7 @@ def assert_is_the_boundary(G, c, beta, l1, l2, n_nonzero):
     on_support, off_support = kkt_gaps(G, c, beta, l1, l2)
     assert max(on_support, off_support) <= 1e-10 * np.abs(c).max()
     # l1 is the boundary: a slightly smaller penalty lets one more variable in
-    smaller, _ = elastic_net_gram(G, c, l1=l1 * (1 - 1e-6), l2=l2)
+    smaller, _ = elastic_net_gram(G, c, l1_penalty=l1 * (1 - 1e-6), l2_penalty=l2)
     assert np.count_nonzero(smaller) == n_nonzero + 1
     # ... and at l1 that variable's optimality condition is tight
     g = c - G @ beta - l2 * beta
@@ -390,11 +399,11 @@ def test_n_nonzero_on_a_path_where_a_variable_leaves(n_nonzero):
     X[:, 1] = X[:, 0] + 0.3 * rng.standard_normal(30)
     y = X @ rng.standard_normal(6) + rng.standard_normal(30)
     G, c = X.T @ X, X.T @ y
-    alphas, _, coefs = lars_path_gram(Xy=c, Gram=G, n_samples=1, method="lasso")
+    _, _, coefs = lars_path_gram(Xy=c, Gram=G, n_samples=1, method="lasso")
     counts = np.count_nonzero(coefs, axis=0)
     assert np.any(np.diff(counts) < 0), "the path must drop a variable"
     knot, expected = lars_reference(G, c, 0.0, n_nonzero)
-    beta, l1 = elastic_net_n_nonzero(G, c, n_nonzero=n_nonzero, l2=0.0)
+    beta, l1 = elastic_net_n_nonzero(G, c, n_nonzero=n_nonzero, l2_penalty=0.0)
     assert np.count_nonzero(beta) == n_nonzero
     np.testing.assert_allclose(l1, knot, rtol=1e-10)
     np.testing.assert_allclose(beta, expected, rtol=0, atol=1e-10 * np.abs(expected).max())
@@ -409,14 +418,14 @@ def test_n_nonzero_on_a_path_where_a_variable_leaves(n_nonzero):
 def test_n_nonzero_all_features_is_ridge(l2):
     X, y = make_regression(40, 6, seed=14)
     G, c = X.T @ X, X.T @ y
-    beta, l1 = elastic_net_n_nonzero(G, c, n_nonzero=6, l2=l2)
+    beta, l1 = elastic_net_n_nonzero(G, c, n_nonzero=6, l2_penalty=l2)
     assert l1 == 0.0
     np.testing.assert_allclose(beta, np.linalg.solve(G + l2 * np.eye(6), c), rtol=1e-10)
 
 
 def test_n_nonzero_with_zero_target_returns_zero():
     G = np.eye(3)
-    beta, l1 = elastic_net_n_nonzero(G, np.zeros(3), n_nonzero=2, l2=0.0)
+    beta, l1 = elastic_net_n_nonzero(G, np.zeros(3), n_nonzero=2, l2_penalty=0.0)
     np.testing.assert_array_equal(beta, np.zeros(3))
     assert l1 == 0.0
 
@@ -433,15 +442,15 @@ def test_n_nonzero_warns_when_two_variables_enter_together():
     expected = np.array([1 - knot / 2, 0.0, 0.0])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        beta_one, l1_one = elastic_net_n_nonzero(G, c, n_nonzero=1, l2=0.0)
+        beta_one, l1_one = elastic_net_n_nonzero(G, c, n_nonzero=1, l2_penalty=0.0)
     with pytest.warns(UserWarning, match="no penalty gives exactly 2 non-zero"):
-        beta_two, l1_two = elastic_net_n_nonzero(G, c, n_nonzero=2, l2=0.0)
+        beta_two, l1_two = elastic_net_n_nonzero(G, c, n_nonzero=2, l2_penalty=0.0)
     for beta, l1 in ((beta_one, l1_one), (beta_two, l1_two)):
         np.testing.assert_allclose(l1, knot, rtol=1e-12)
         np.testing.assert_allclose(beta, expected, rtol=0, atol=1e-12)
         np.testing.assert_array_equal(np.flatnonzero(beta), [0])
     # below the knot both enter at once: three non-zeros, never two
-    below, _ = elastic_net_gram(G, c, l1=knot * (1 - 1e-6), l2=0.0)
+    below, _ = elastic_net_gram(G, c, l1_penalty=knot * (1 - 1e-6), l2_penalty=0.0)
     assert np.count_nonzero(below) == 3
 
 
@@ -450,7 +459,7 @@ def test_n_nonzero_warns_when_the_first_variables_tie():
     G = np.array([[1.0, 0.2, 0.1], [0.2, 1.0, 0.1], [0.1, 0.1, 1.0]])
     c = np.array([1.0, -1.0, 0.3])
     with pytest.warns(UserWarning, match="no penalty gives exactly 1 non-zero"):
-        beta, l1 = elastic_net_n_nonzero(G, c, n_nonzero=1, l2=0.5)
+        beta, l1 = elastic_net_n_nonzero(G, c, n_nonzero=1, l2_penalty=0.5)
     assert np.count_nonzero(beta) != 1
     # whatever is returned is the elastic-net solution at the returned penalty
     on_support, off_support = kkt_gaps(G, c, beta, l1, 0.5)
@@ -474,13 +483,13 @@ def test_n_nonzero_warns_when_the_first_variables_tie():
         (dict(X=np.where(np.eye(10, 3) == 1, np.nan, 1.0)), ValueError, "X"),
         (dict(X=np.r_[np.inf, np.ones(29)].reshape(10, 3)), ValueError, "X"),
         (dict(X=np.ones(10)), ValueError, "X"),
-        (dict(l1=-1.0), ValueError, "l1"),
-        (dict(l2=-0.5), ValueError, "l2"),
-        (dict(l1=np.nan), ValueError, "l1"),
-        (dict(l2=np.nan), ValueError, "l2"),
-        (dict(l1=np.inf), ValueError, "l1"),
-        (dict(l1="1"), TypeError, "l1"),
-        (dict(l2=None), TypeError, "l2"),
+        (dict(l1_penalty=-1.0), ValueError, "l1_penalty"),
+        (dict(l2_penalty=-0.5), ValueError, "l2_penalty"),
+        (dict(l1_penalty=np.nan), ValueError, "l1_penalty"),
+        (dict(l2_penalty=np.nan), ValueError, "l2_penalty"),
+        (dict(l1_penalty=np.inf), ValueError, "l1_penalty"),
+        (dict(l1_penalty="1"), TypeError, "l1_penalty"),
+        (dict(l2_penalty=None), TypeError, "l2_penalty"),
         (dict(max_iter=0), ValueError, "max_iter"),
         (dict(max_iter=2.5), TypeError, "max_iter"),
         (dict(tol=0.0), ValueError, "tol"),
@@ -488,7 +497,9 @@ def test_n_nonzero_warns_when_the_first_variables_tie():
 )
 def test_bad_input_raises_naming_the_argument(change, error, name):
     rng = np.random.default_rng(15)
-    arguments = dict(X=rng.standard_normal((10, 3)), y=rng.standard_normal(10), l1=1.0, l2=0.1)
+    arguments = dict(
+        X=rng.standard_normal((10, 3)), y=rng.standard_normal(10), l1_penalty=1.0, l2_penalty=0.1
+    )
     arguments.update(change)
     X, y = arguments.pop("X"), arguments.pop("y")
     with pytest.raises(error, match=name):
@@ -502,14 +513,14 @@ def test_bad_input_raises_naming_the_argument(change, error, name):
         (dict(G=np.ones((3, 4))), ValueError, "G"),
         (dict(c=np.ones(4)), ValueError, "c"),
         (dict(c=np.r_[np.nan, 1.0, 1.0]), ValueError, "c"),
-        (dict(l1=np.nan), ValueError, "l1"),
-        (dict(l1=-1.0), ValueError, "l1"),
-        (dict(l2=-0.5), ValueError, "l2"),
+        (dict(l1_penalty=np.nan), ValueError, "l1_penalty"),
+        (dict(l1_penalty=-1.0), ValueError, "l1_penalty"),
+        (dict(l2_penalty=-0.5), ValueError, "l2_penalty"),
         (dict(beta_init=np.zeros(4)), ValueError, "beta_init"),
     ],
 )
 def test_gram_form_rejects_bad_input(change, error, name):
-    arguments = dict(G=np.eye(3), c=np.array([1.0, 2.0, 3.0]), l1=1.0, l2=0.0)
+    arguments = dict(G=np.eye(3), c=np.array([1.0, 2.0, 3.0]), l1_penalty=1.0, l2_penalty=0.0)
     arguments.update(change)
     G, c = arguments.pop("G"), arguments.pop("c")
     with pytest.raises(error, match=name):
@@ -518,18 +529,24 @@ def test_gram_form_rejects_bad_input(change, error, name):
 
 @pytest.mark.parametrize(
     "n_nonzero, l2, error, name",
-    [(0, 0.0, ValueError, "n_nonzero"), (4, 0.0, ValueError, "n_nonzero"),
-     (1.0, 0.0, TypeError, "n_nonzero"), (True, 0.0, TypeError, "n_nonzero"),
-     (1, -1.0, ValueError, "l2")],
+    [
+        (0, 0.0, ValueError, "n_nonzero"),
+        (4, 0.0, ValueError, "n_nonzero"),
+        (1.0, 0.0, TypeError, "n_nonzero"),
+        (True, 0.0, TypeError, "n_nonzero"),
+        (1, -1.0, ValueError, "l2_penalty"),
+    ],
 )
 def test_n_nonzero_rejects_bad_input(n_nonzero, l2, error, name):
     with pytest.raises(error, match=name):
-        elastic_net_n_nonzero(np.eye(3), np.array([1.0, 2.0, 3.0]), n_nonzero=n_nonzero, l2=l2)
+        elastic_net_n_nonzero(
+            np.eye(3), np.array([1.0, 2.0, 3.0]), n_nonzero=n_nonzero, l2_penalty=l2
+        )
 
 
 def test_list_input_is_accepted():
     X, y = make_regression(20, 5, seed=16)
-    beta, _ = elastic_net(X.tolist(), y.tolist(), l1=1, l2=0)
+    beta, _ = elastic_net(X.tolist(), y.tolist(), l1_penalty=1, l2_penalty=0)
     expected = Lasso(alpha=1 / 40, fit_intercept=False, tol=1e-12, max_iter=100000).fit(X, y).coef_
     # duality-gap stopping of scikit-learn, as above
     np.testing.assert_allclose(beta, expected, rtol=0, atol=1e-9)
@@ -540,15 +557,17 @@ def test_convergence_warning_when_max_iter_is_too_small(function):
     X, y = make_regression(20, 40, seed=17)
     with pytest.warns(ConvergenceWarning, match="max_iter=1"):
         if function == "elastic_net":
-            beta, n_iter = elastic_net(X, y, l1=0.5, l2=0.0, max_iter=1)
+            beta, n_iter = elastic_net(X, y, l1_penalty=0.5, l2_penalty=0.0, max_iter=1)
         else:
-            beta, n_iter = elastic_net_gram(X.T @ X, X.T @ y, l1=0.5, l2=0.0, max_iter=1)
+            beta, n_iter = elastic_net_gram(
+                X.T @ X, X.T @ y, l1_penalty=0.5, l2_penalty=0.0, max_iter=1
+            )
     assert n_iter == 1
     assert np.all(np.isfinite(beta)) and np.any(beta != 0)
     # with enough sweeps the same problem converges silently
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        beta, n_iter = elastic_net(X, y, l1=0.5, l2=0.0, max_iter=100000)
+        beta, n_iter = elastic_net(X, y, l1_penalty=0.5, l2_penalty=0.0, max_iter=100000)
     assert n_iter > 1
     on_support, off_support = kkt_gaps(X.T @ X, X.T @ y, beta, 0.5, 0.0)
     assert max(on_support, off_support) <= 1e-9 * np.abs(X.T @ y).max()

@@ -7,8 +7,10 @@ matrix of Zou, Hastie and Tibshirani's synthetic example built exactly from
 its three hidden factors, the figures they published for it (adjusted
 variances 40.9% and 39.5%), adjusted variances computed here by NumPy's QR of
 the score matrix, by Cholesky of ``Vᵀ S V`` and by regressing one score on
-another, and the data-generating model. None of them is produced by pcalib
-itself.
+another, ZHT's criterion evaluated from its definition as a sum over the
+samples and, without an L1 penalty, its minimum ``tr(S) - Σ λ_j² / (λ_j + λ₂)``
+from NumPy's eigenvalues, and the data-generating model. None of them is
+produced by pcalib itself.
 """
 
 import warnings
@@ -16,18 +18,19 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from estimator_checks import without_array_api_check
 from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_wine
 from sklearn.decomposition import PCA as SklearnPCA
+from sklearn.decomposition import SparsePCA
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from estimator_checks import without_array_api_check
-
 from pcalib import ElasticNetSPCA
+from pcalib.sparse_pca import zht_criterion
 
 # ---------------------------------------------------------------------------
 # Independent references and helpers
@@ -109,14 +112,17 @@ def test_no_l1_gives_the_principal_directions(standardize):
     assert_rows_equal_up_to_sign(model.components_, principal_directions(S, 3), atol=1e-10)
     reference = SklearnPCA(3).fit(StandardScaler().fit_transform(X) if standardize else X)
     # the ratio does not depend on StandardScaler's 1/n against pcalib's 1/(n - 1)
-    np.testing.assert_allclose(model.pca_explained_variance_ratio_,
-                               reference.explained_variance_ratio_, rtol=1e-12)
+    np.testing.assert_allclose(
+        model.pca_explained_variance_ratio_, reference.explained_variance_ratio_, rtol=1e-12
+    )
     # orthogonal, uncorrelated components: adjusted variance = PCA variance
-    np.testing.assert_allclose(model.explained_variance_ratio_,
-                               reference.explained_variance_ratio_, rtol=1e-10)
+    np.testing.assert_allclose(
+        model.explained_variance_ratio_, reference.explained_variance_ratio_, rtol=1e-10
+    )
     if not standardize:  # scikit-learn's variances use n - 1, like pcalib's covariance
-        np.testing.assert_allclose(model.explained_variance_, reference.explained_variance_,
-                                   rtol=1e-10)
+        np.testing.assert_allclose(
+            model.explained_variance_, reference.explained_variance_, rtol=1e-10
+        )
     np.testing.assert_array_equal(model.n_nonzero_, [6, 6, 6])
     np.testing.assert_array_equal(model.l1_penalty_, [0.0, 0.0, 0.0])
 
@@ -139,7 +145,7 @@ def test_ridge_only_loadings_are_parallel_to_the_principal_directions(l2):
     expected = principal_directions(S, 3)
     # the chapter's proposition, directly: (S + λ₂ I)⁻¹ S v_j = λ_j / (λ_j + λ₂) v_j
     eigenvalues = np.linalg.eigvalsh(S)[::-1][:3]
-    for v, lam in zip(expected, eigenvalues):
+    for v, lam in zip(expected, eigenvalues, strict=True):
         ridge = np.linalg.solve(S + l2 * np.eye(5), S @ v)
         np.testing.assert_allclose(ridge, lam / (lam + l2) * v, rtol=0, atol=1e-13)
     model = ElasticNetSPCA(3, l1_penalty=0.0, l2_penalty=l2, tol=1e-12).fit(X)
@@ -173,8 +179,7 @@ def test_zht_example_from_its_exact_covariance(l2):
         warnings.simplefilter("error")
         model = ElasticNetSPCA(2, n_nonzero=4, l2_penalty=l2, tol=1e-10).fit_gram(S)
     # the true structure: exactly the averages of X5..X8 and of X1..X4
-    np.testing.assert_allclose(model.components_, np.vstack([ZHT_V1, ZHT_V2]), rtol=0,
-                               atol=1e-10)
+    np.testing.assert_allclose(model.components_, np.vstack([ZHT_V1, ZHT_V2]), rtol=0, atol=1e-10)
     np.testing.assert_array_equal(model.components_ == 0, np.vstack([ZHT_V1, ZHT_V2]) == 0)
     np.testing.assert_array_equal(model.n_nonzero_, [4, 4])
     # adjusted variance, by regression: var(v1ᵀx), then the residual variance of
@@ -182,14 +187,14 @@ def test_zht_example_from_its_exact_covariance(l2):
     var1, var2, cov12 = ZHT_V1 @ S @ ZHT_V1, ZHT_V2 @ S @ ZHT_V2, ZHT_V1 @ S @ ZHT_V2
     expected = np.array([var1, var2 - cov12**2 / var1])
     np.testing.assert_allclose(model.explained_variance_, expected, rtol=1e-10)
-    np.testing.assert_allclose(model.explained_variance_ratio_, expected / np.trace(S),
-                               rtol=1e-10)
+    np.testing.assert_allclose(model.explained_variance_ratio_, expected / np.trace(S), rtol=1e-10)
     # the published figures, 40.9% and 39.5% (rounded to 0.1%)
     np.testing.assert_allclose(100 * model.explained_variance_ratio_, [40.9, 39.5], atol=0.05)
     # ordinary PCA's proportions, for comparison
     eigenvalues = np.linalg.eigvalsh(S)[::-1]
-    np.testing.assert_allclose(model.pca_explained_variance_ratio_,
-                               eigenvalues[:2] / eigenvalues.sum(), rtol=1e-12)
+    np.testing.assert_allclose(
+        model.pca_explained_variance_ratio_, eigenvalues[:2] / eigenvalues.sum(), rtol=1e-12
+    )
     assert np.sum(model.explained_variance_ratio_) < np.sum(model.pca_explained_variance_ratio_)
 
 
@@ -290,8 +295,7 @@ def test_fit_gram_of_the_covariance_agrees_with_fit(penalty):
     )
     # the two covariance matrices differ in rounding only
     np.testing.assert_allclose(gram_model.components_, model.components_, rtol=0, atol=1e-9)
-    np.testing.assert_allclose(gram_model.explained_variance_, model.explained_variance_,
-                               rtol=1e-9)
+    np.testing.assert_allclose(gram_model.explained_variance_, model.explained_variance_, rtol=1e-9)
     np.testing.assert_array_equal(gram_model.n_nonzero_, model.n_nonzero_)
     assert np.all((model.n_nonzero_ > 0) & (model.n_nonzero_ < 7))  # sparse, not empty
     assert gram_model.mean_ is None and gram_model.n_features_in_ == 7
@@ -306,10 +310,10 @@ def test_fit_gram_of_the_correlation_agrees_with_standardize(penalty):
     )
     # the two correlation matrices differ in rounding only
     np.testing.assert_allclose(gram_model.components_, model.components_, rtol=0, atol=1e-9)
-    np.testing.assert_allclose(gram_model.explained_variance_, model.explained_variance_,
-                               rtol=1e-9)
-    np.testing.assert_allclose(model.explained_variance_ratio_,
-                               model.explained_variance_ / 13, rtol=1e-12)
+    np.testing.assert_allclose(gram_model.explained_variance_, model.explained_variance_, rtol=1e-9)
+    np.testing.assert_allclose(
+        model.explained_variance_ratio_, model.explained_variance_ / 13, rtol=1e-12
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -332,15 +336,16 @@ def test_adjusted_variance_is_the_qr_of_the_scores(standardize):
     n = X.shape[0]
     np.testing.assert_allclose(model.explained_variance_, np.diag(R) ** 2 / (n - 1), rtol=1e-10)
     S = np.cov(Xc, rowvar=False)
-    np.testing.assert_allclose(model.explained_variance_,
-                               adjusted_variance_cholesky(S, model.components_.T), rtol=1e-10)
-    np.testing.assert_allclose(model.explained_variance_ratio_,
-                               model.explained_variance_ / np.trace(S), rtol=1e-12)
+    np.testing.assert_allclose(
+        model.explained_variance_, adjusted_variance_cholesky(S, model.components_.T), rtol=1e-10
+    )
+    np.testing.assert_allclose(
+        model.explained_variance_ratio_, model.explained_variance_ / np.trace(S), rtol=1e-12
+    )
     # the span of the first m sparse components explains at most what the first m
     # principal components do (Ky Fan), hence also a total of at most 1
     pca_ratio = np.linalg.eigvalsh(S)[::-1] / np.trace(S)
-    assert np.all(np.cumsum(model.explained_variance_ratio_)
-                  <= np.cumsum(pca_ratio[:4]) + 1e-12)
+    assert np.all(np.cumsum(model.explained_variance_ratio_) <= np.cumsum(pca_ratio[:4]) + 1e-12)
     assert np.sum(model.explained_variance_ratio_) <= 1.0
     np.testing.assert_allclose(model.pca_explained_variance_ratio_, pca_ratio[:4], rtol=1e-10)
 
@@ -363,10 +368,12 @@ def test_transform_projects_the_centred_data(standardize):
     model = ElasticNetSPCA(2, n_nonzero=3, standardize=standardize).fit(X)
     mean = X.mean(axis=0)
     scale = X.std(axis=0, ddof=1) if standardize else np.ones(6)
-    np.testing.assert_allclose(model.transform(X_new),
-                               (X_new - mean) / scale @ model.components_.T, rtol=1e-12)
-    np.testing.assert_allclose(model.fit_transform(X),
-                               (X - mean) / scale @ model.components_.T, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        model.transform(X_new), (X_new - mean) / scale @ model.components_.T, rtol=1e-12
+    )
+    np.testing.assert_allclose(
+        model.fit_transform(X), (X - mean) / scale @ model.components_.T, rtol=1e-12, atol=1e-12
+    )
     np.testing.assert_allclose(model.mean_, mean, rtol=1e-13)
 
 
@@ -388,8 +395,9 @@ def test_pipeline_and_feature_names():
     clf = LogisticRegression().fit(spca.transform(X_scaled), y)
     np.testing.assert_array_equal(pipe.predict(X), clf.predict(spca.transform(X_scaled)))
     assert pipe.score(X, y) > 0.8  # two sparse components still separate the cultivars
-    np.testing.assert_array_equal(pipe[:-1].get_feature_names_out(),
-                                  ["elasticnetspca0", "elasticnetspca1"])
+    np.testing.assert_array_equal(
+        pipe[:-1].get_feature_names_out(), ["elasticnetspca0", "elasticnetspca1"]
+    )
     model = ElasticNetSPCA(3, l1_penalty=0.5).fit(X)
     np.testing.assert_array_equal(model.feature_names_in_, X.columns)
     out = model.set_output(transform="pandas").transform(X)
@@ -415,7 +423,125 @@ def test_get_params_set_params_clone():
 
 
 # ---------------------------------------------------------------------------
-# 7. Warnings and errors
+# 7. Iterations: n_iter_, converged_, objective_history_, tol=0
+# ---------------------------------------------------------------------------
+
+
+def zht_criterion_from_data(Xc, A, B, l1, l2):
+    """Eq. (spca-criterion) summed over the samples, divided by n - 1 like the covariance."""
+    residuals = Xc - Xc @ B @ A.T  # rows x_i - A Bᵀ x_i
+    fit = np.sum(residuals**2) / (Xc.shape[0] - 1)
+    return fit + l2 * np.sum(B**2) + np.sum(l1 * np.abs(B).sum(axis=0))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_zht_criterion_is_the_criterion_of_the_data(seed):
+    rng = np.random.default_rng(seed)
+    X = make_data(40, 6, seed=seed)
+    Xc = X - X.mean(axis=0)
+    A = np.linalg.qr(rng.standard_normal((6, 3)))[0]
+    B = rng.standard_normal((6, 3)) * (rng.random((6, 3)) < 0.6)
+    l1, l2 = np.array([0.5, 1.0, 2.0]), 0.3
+    expected = zht_criterion_from_data(Xc, A, B, l1, l2)
+    value = zht_criterion(np.cov(X, rowvar=False), A, B, l1, l2)
+    assert value == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5, 6])
+@pytest.mark.parametrize("l2", [1e-6, 0.5, 20.0])
+def test_objective_history_never_increases_with_l1_penalty(seed, l2):
+    rng = np.random.default_rng(seed)
+    n_samples, n_features = rng.choice([(60, 8), (15, 25)], axis=0)
+    X = make_data(int(n_samples), int(n_features), seed=seed)
+    l1 = rng.uniform(0.05, 1.0, size=3)
+    # tol=0: every alternation of max_iter is made and recorded
+    with pytest.warns(ConvergenceWarning, match="max_iter=40"):
+        model = ElasticNetSPCA(3, l1_penalty=l1, l2_penalty=l2, tol=0.0, max_iter=40).fit(X)
+    history = model.objective_history_
+    assert history.shape == (41,)
+    # the start: A = principal directions, B = 0, so only tr(S) remains
+    S = np.cov(X, rowvar=False)
+    assert history[0] == pytest.approx(np.trace(S), rel=1e-12)
+    # each half-step minimises the criterion exactly: it never increases
+    # (up to the rounding of tr(S) - 2 tr(Aᵀ S B) + tr(Bᵀ S B))
+    assert np.all(np.diff(history) <= 1e-12 * history[0])
+    assert 0.0 < history[-1] < history[0]
+
+
+@pytest.mark.parametrize("l2", [1e-6, 1.0, 50.0])
+def test_objective_history_without_l1_ends_at_the_ridge_minimum(l2):
+    # With λ₁ = 0 the minimum over B for A = the top-k eigenvectors is
+    # B = (S + λ₂ I)⁻¹ S A, where the criterion is tr(S) - Σ_j λ_j² / (λ_j + λ₂)
+    X = make_data(80, 6, seed=19)
+    S = np.cov(X, rowvar=False)
+    eigenvalues = np.linalg.eigvalsh(S)[::-1][:3]
+    expected = np.trace(S) - np.sum(eigenvalues**2 / (eigenvalues + l2))
+    model = ElasticNetSPCA(3, l1_penalty=0.0, l2_penalty=l2, tol=1e-12, max_iter=1000).fit(X)
+    assert model.converged_
+    assert model.objective_history_[-1] == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    "penalty", [dict(l1_penalty=0.5), dict(n_nonzero=[3, 2]), dict(l1_penalty=[0.0, 2.0])]
+)
+def test_history_has_one_entry_more_than_the_iterations(penalty):
+    X = make_data(50, 6, seed=20)
+    model = ElasticNetSPCA(2, tol=1e-8, max_iter=500, **penalty).fit(X)
+    assert model.converged_
+    assert 1 <= model.n_iter_ < 500
+    assert model.objective_history_.shape == (model.n_iter_ + 1,)
+    assert model.objective_history_[0] == pytest.approx(
+        np.trace(np.cov(X, rowvar=False)), rel=1e-12
+    )
+    assert np.all(np.isfinite(model.objective_history_))
+    gram_model = ElasticNetSPCA(2, tol=1e-8, max_iter=500, **penalty).fit_gram(
+        np.cov(X, rowvar=False)
+    )
+    assert gram_model.objective_history_.shape == (gram_model.n_iter_ + 1,)
+
+
+@pytest.mark.parametrize("max_iter", [1, 3, 7])
+def test_tol_zero_runs_exactly_max_iter(max_iter):
+    X = make_data(40, 5, seed=21)
+    # with tol=1e-3 this problem converges in fewer alternations than 7 ...
+    quick = ElasticNetSPCA(2, l1_penalty=0.0, tol=1e-3, max_iter=100).fit(X)
+    assert quick.converged_ and quick.n_iter_ < 7
+    # ... with tol=0 the loadings' change is never below tol: max_iter alternations
+    with pytest.warns(ConvergenceWarning, match=f"max_iter={max_iter} iterations"):
+        model = ElasticNetSPCA(2, l1_penalty=0.0, tol=0.0, max_iter=max_iter).fit(X)
+    assert model.n_iter_ == max_iter
+    assert not model.converged_
+    assert model.objective_history_.shape == (max_iter + 1,)
+
+
+def test_converged_fit_does_not_warn_and_records_n_samples():
+    X = make_data(45, 5, seed=22)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = ElasticNetSPCA(2, l1_penalty=0.2).fit(X)
+    assert model.converged_ is True
+    assert model.n_samples_ == 45 and model.n_features_in_ == 5
+    model.fit_gram(np.cov(X, rowvar=False))
+    assert model.n_samples_ is None  # a Gram matrix does not say how many samples it had
+
+
+def test_default_n_components_is_all_features_as_in_sklearn():
+    assert ElasticNetSPCA().n_components is None
+    assert SparsePCA().n_components is None
+    X = make_data(40, 5, seed=23)
+    model = ElasticNetSPCA(l1_penalty=0.0, tol=1e-12).fit(X)
+    assert model.n_components_ == 5
+    assert model.components_.shape == (5, 5)
+    assert model.transform(X).shape == (40, 5)
+    # all components without penalty: the eigenvectors of the covariance matrix
+    assert_rows_equal_up_to_sign(
+        model.components_, principal_directions(np.cov(X, rowvar=False), 5), atol=1e-8
+    )
+    assert np.sum(model.explained_variance_ratio_) == pytest.approx(1.0, rel=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# 8. Warnings and errors
 # ---------------------------------------------------------------------------
 
 
@@ -429,8 +555,13 @@ def test_too_large_l1_gives_an_empty_component_and_no_nan():
     assert model.components_[0].any()
     assert model.n_nonzero_[1] == 0 and model.explained_variance_[1] == 0.0
     np.testing.assert_array_equal(model.transform(X)[:, 1], np.zeros(50))
-    for name in ("components_", "explained_variance_", "explained_variance_ratio_",
-                 "pca_explained_variance_ratio_", "l1_penalty_"):
+    for name in (
+        "components_",
+        "explained_variance_",
+        "explained_variance_ratio_",
+        "pca_explained_variance_ratio_",
+        "l1_penalty_",
+    ):
         assert np.all(np.isfinite(getattr(model, name))), name
     with pytest.warns(UserWarning, match="no non-zero loading"):
         model = ElasticNetSPCA(2, l1_penalty=10 * trace).fit(X)
@@ -442,15 +573,17 @@ def test_convergence_warning_with_max_iter_1():
     X = make_data(50, 5, seed=12)
     with pytest.warns(ConvergenceWarning, match="max_iter=1"):
         model = ElasticNetSPCA(2, l1_penalty=5.0, max_iter=1).fit(X)
-    assert model.n_iter_ == 1
+    assert model.n_iter_ == 1 and not model.converged_
+    assert model.objective_history_.shape == (2,)
     assert np.all(np.isfinite(model.components_))
 
 
 def test_not_fitted_and_transform_after_fit_gram():
     with pytest.raises(NotFittedError):
         ElasticNetSPCA().transform(np.ones((3, 4)))
-    model = ElasticNetSPCA(2, l1_penalty=0.1).fit_gram(np.cov(make_data(30, 4, seed=13),
-                                                              rowvar=False))
+    model = ElasticNetSPCA(2, l1_penalty=0.1).fit_gram(
+        np.cov(make_data(30, 4, seed=13), rowvar=False)
+    )
     with pytest.raises(ValueError, match="fit_gram"):
         model.transform(np.ones((3, 4)))
 
@@ -479,6 +612,8 @@ def test_not_fitted_and_transform_after_fit_gram():
         (dict(standardize="yes"), TypeError, "standardize"),
         (dict(max_iter=0), ValueError, "max_iter"),
         (dict(tol=-1.0), ValueError, "tol"),
+        (dict(tol=np.nan), ValueError, "tol"),
+        (dict(n_components=True), TypeError, "n_components"),
     ],
 )
 def test_bad_parameters_raise_naming_them(params, error, name):
@@ -528,13 +663,13 @@ def test_bad_data_raises():
 
 
 # ---------------------------------------------------------------------------
-# 8. scikit-learn's estimator checks
+# 9. scikit-learn's estimator checks
 # ---------------------------------------------------------------------------
 
 
 # The checks' small random data leave some components empty at these
 # penalties; the warning saying so is the documented behaviour (tested in
-# section 7), not a failure of the check.
+# section 8), not a failure of the check.
 @pytest.mark.filterwarnings("ignore:component\\(s\\) .* have no non-zero loading:UserWarning")
 @without_array_api_check(
     parametrize_with_checks(
