@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.requirements-installed
 HTML   := _build/html
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: book test golden lab bench venv clean
+.PHONY: book test lint golden lab bench venv clean
 
 venv: $(STAMP)
 
@@ -29,8 +29,13 @@ book: $(STAMP)
 
 # Every test: unit tests of pcalib, doctests, chapter/reference-notebook sync,
 # nbval on the reference notebooks, the rendered book in Chromium.
-test: book
+test: lint book
 	$(BIN)/python -m pytest
+
+# ruff's lint (numpydoc docstring rules for pcalib's public API) and format check.
+lint: $(STAMP)
+	$(BIN)/ruff check pcalib tests benchmarks
+	$(BIN)/ruff format --check pcalib tests benchmarks
 
 # Re-execute the chapters and rewrite the reference notebooks in tests/notebooks.
 golden: $(STAMP)

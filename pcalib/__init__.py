@@ -27,28 +27,28 @@ Modules mirror the chapters of the book:
 from ._linalg import flip_signs, soft_threshold
 from .factorization import FactorizationResult, pca_als, pca_gradient_descent
 from .kernel_pca import KernelPCA, KernelRankWarning
-from .out_of_core import DaskPCAResult, pca_dask
 from .nmf import NMF
+from .out_of_core import DaskPCAResult, pca_dask
 from .pca import PCA
+from .ppca import PPCA
 from .robust_pca import RobustPCA, l1_low_rank
 from .sparse_pca import ElasticNetSPCA
-from .ppca import PPCA
 
 __all__ = [
-    "PCA",
-    "KernelPCA",
-    "PPCA",
-    "ElasticNetSPCA",
-    "RobustPCA",
     "NMF",
-    "l1_low_rank",
-    "KernelRankWarning",
+    "PCA",
+    "PPCA",
     "DaskPCAResult",
+    "ElasticNetSPCA",
     "FactorizationResult",
+    "KernelPCA",
+    "KernelRankWarning",
+    "RobustPCA",
+    "flip_signs",
+    "l1_low_rank",
     "pca_als",
     "pca_dask",
     "pca_gradient_descent",
-    "flip_signs",
     "soft_threshold",
 ]
 __version__ = "0.1.0"

@@ -4,7 +4,8 @@
 * :func:`top_eigh`, the top ``k`` eigenpairs of a symmetric matrix;
 * :func:`randomized_svd`, the randomized range finder (chapter 2);
 * :func:`numerical_rank`, the count of eigenvalues above rounding;
-* :func:`soft_threshold`, the proximal operator of the L1 norm (chapter 5, eq. ``eq-spca-soft``; chapters 6 and 7).
+* :func:`soft_threshold`, the proximal operator of the L1 norm (chapter 5,
+  eq. ``eq-spca-soft``; chapters 6 and 7).
 
 An eigenvector or singular vector is defined only up to its sign. pcalib fixes
 it: in every component the entry of largest absolute value is positive (on a

@@ -57,8 +57,7 @@ def as_float_matrix(X, *, name="X", min_samples=1, min_features=1, allow_nan=Fal
         )
     if np.iscomplexobj(X_raw):
         raise ValueError(
-            f"{name} has complex values: Complex data not supported. "
-            "Pass a real-valued array."
+            f"{name} has complex values: Complex data not supported. Pass a real-valued array."
         )
     try:
         X = np.asarray(X_raw, dtype=np.float64)
@@ -96,9 +95,9 @@ MAX_SUM_OF_SQUARES = np.finfo(np.float64).max * 2.0**-20
 
 
 def check_finite(X, *, name="X"):
-    """Raise ``ValueError`` if the 2-D float array ``X`` holds NaN or infinity,
-    or values so large that squaring them overflows.
+    """Raise ``ValueError`` if ``X`` holds NaN, infinity or values whose squares overflow.
 
+    ``X`` is a 2-D float array.
     The fast path sums the squares of ``X`` once; only when that sum is not
     finite (or too large) are the offending entries located, so that the
     message can say where they are.
@@ -153,14 +152,11 @@ def check_n_components(
     if n_components is None:
         return int(upper)
     if isinstance(n_components, (bool, np.bool_)):
-        raise TypeError(
-            f"n_components must be an int or None, got the bool {n_components}."
-        )
+        raise TypeError(f"n_components must be an int or None, got the bool {n_components}.")
     if isinstance(n_components, Integral):
         if not 1 <= n_components <= upper:
             raise ValueError(
-                f"n_components must be between 1 and {upper_name} = {upper}; "
-                f"got {n_components}."
+                f"n_components must be between 1 and {upper_name} = {upper}; got {n_components}."
             )
         return int(n_components)
     if isinstance(n_components, Real) and allow_fraction:

@@ -73,9 +73,7 @@ def load_faces():
     try:
         from skimage.data import lfw_subset
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "load_faces needs scikit-image: pip install scikit-image"
-        ) from exc
+        raise ImportError("load_faces needs scikit-image: pip install scikit-image") from exc
     images = lfw_subset()[:100].astype(np.float64)
     return Bunch(images=images, data=images.reshape(len(images), -1))
 
@@ -107,9 +105,7 @@ def make_spectrum(n_samples, n_features, variances, *, random_state=None):
     except (TypeError, ValueError) as exc:
         raise TypeError(f"variances must be an array of numbers: {exc}") from exc
     if variances.shape != (n_features,):
-        raise ValueError(
-            f"variances must have shape ({n_features},), got {variances.shape}."
-        )
+        raise ValueError(f"variances must have shape ({n_features},), got {variances.shape}.")
     if not np.all(np.isfinite(variances)) or np.any(variances < 0):
         raise ValueError("variances must be finite and non-negative.")
     rng = as_generator(random_state)

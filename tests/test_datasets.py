@@ -105,7 +105,7 @@ def test_make_low_rank_is_reproducible():
     X2, W2 = make_low_rank(40, 6, 2, random_state=123)
     np.testing.assert_array_equal(X1, X2)
     np.testing.assert_array_equal(W1, W2)
-    X3, W3 = make_low_rank(40, 6, 2, random_state=np.random.default_rng(123))
+    X3, _ = make_low_rank(40, 6, 2, random_state=np.random.default_rng(123))
     np.testing.assert_array_equal(X1, X3)
     X4, _ = make_low_rank(40, 6, 2, random_state=124)
     assert not np.allclose(X1, X4)
@@ -250,9 +250,7 @@ def test_make_spirals_lies_on_the_two_curves_without_noise():
     assert t.min() >= np.pi / 2 and t.max() <= 2 * np.pi * 2.0
     # rebuild each point from its angle by the formula of the docstring
     radius = t / (2 * np.pi * 2.0)
-    expected = radius[:, None] * np.column_stack(
-        [np.cos(t + np.pi * y), np.sin(t + np.pi * y)]
-    )
+    expected = radius[:, None] * np.column_stack([np.cos(t + np.pi * y), np.sin(t + np.pi * y)])
     np.testing.assert_allclose(X, expected, atol=1e-14)
     # the two arms are point reflections of each other: same radius law
     np.testing.assert_allclose(np.linalg.norm(X, axis=1), radius, atol=1e-14)

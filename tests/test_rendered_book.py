@@ -109,9 +109,9 @@ def _load(browser, url):
     page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
     page.route(
         "**/*",
-        lambda route: route.continue_()
-        if urlparse(route.request.url).netloc == host
-        else route.abort(),
+        lambda route: (
+            route.continue_() if urlparse(route.request.url).netloc == host else route.abort()
+        ),
     )
     page.goto(url, wait_until="load")
     if redirect_target := _redirect_target(url):
@@ -124,7 +124,8 @@ def _load(browser, url):
             }
             await Promise.all([...document.images].map(img => {
                 img.loading = "eager";
-                return img.complete ? null : new Promise(done => { img.onload = img.onerror = done; });
+                return img.complete ? null
+                    : new Promise(done => { img.onload = img.onerror = done; });
             }));
         }"""
     )
