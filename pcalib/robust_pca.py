@@ -5,9 +5,10 @@ low-rank part and a sparse part (eq. ``eq-rpca-pcp``):
 
     minimise ‖L‖_* + λ ‖S‖₁   subject to   L + S = M ,
 
-with ``λ = 1/√max(n₁, n₂)`` by default. :class:`RobustPCA` solves it by the
-inexact augmented Lagrangian method of Lin, Chen and Ma: with the augmented
-Lagrangian ``‖L‖_* + λ‖S‖₁ + ⟨Y, M - L - S⟩ + (μ/2)‖M - L - S‖²_F``
+with ``λ = 1/√max(n₁, n₂)`` by default (``RobustPCA(l1_penalty=λ)`` sets
+another). :class:`RobustPCA` solves it by the inexact augmented Lagrangian
+method of Lin, Chen and Ma: with the augmented Lagrangian
+``‖L‖_* + λ‖S‖₁ + ⟨Y, M - L - S⟩ + (μ/2)‖M - L - S‖²_F``
 (eq. ``eq-rpca-lagrangian``), minimising over ``L`` is singular-value
 thresholding at ``1/μ`` and over ``S`` entrywise soft thresholding at
 ``λ/μ`` (eqs. ``eq-rpca-L-step`` and ``eq-rpca-S-step``).
@@ -17,55 +18,35 @@ iteratively reweighted least squares, for the chapter's comparison with the
 squared loss of PCA.
 """
 
-import warnings
-
 import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import validate_data
 
-from ._linalg import flip_signs, soft_threshold
+from ._linalg import flip_signs, randomized_svd, soft_threshold
 from ._validation import (
     as_float_matrix,
     as_generator,
     check_fitted,
+    check_n_components,
+    check_non_negative_float,
     check_option,
     check_positive_float,
     check_positive_int,
+    convergence_warning,
 )
+from .factorization import factorization_result
 
-SVD_MODES = ("auto", "full", "truncated")
-# The truncated SVD is used while the predicted rank is below this share of
+SVD_SOLVERS = ("auto", "full", "randomized")
+# The randomized SVD is used while the predicted rank is below this share of
 # min(n₁, n₂) (benchmarks/README.md, chapter 7, measures where it pays).
 TRUNCATED_SVD_SHARE = 0.25
-
-
-def randomized_svd_triplets(M, k, rng, *, n_oversamples=10, n_power_iterations=2):
-    """Top ``k`` singular triplets of ``M`` by a randomized range finder (chapter 2).
-
-    ``Q`` spans ``(M Mᵀ)^q M Ω`` for a Gaussian ``Ω`` with ``k + p`` columns
-    (re-orthonormalised between power steps); the SVD of the small ``Qᵀ M``
-    gives the triplets. Accurate when the spectrum beyond ``k + p`` is small,
-    which is the case for ``M - S + Y/μ`` once ``S`` has been found.
-
-    Returns
-    -------
-    U : ndarray of shape (n1, k)
-    s : ndarray of shape (k,), decreasing
-    Vt : ndarray of shape (k, n2)
-    """
-    width = min(k + n_oversamples, min(M.shape))
-
-    def orthonormal_basis(Y):
-        return np.linalg.qr(Y)[0]
-
-    Q = orthonormal_basis(M @ rng.standard_normal((M.shape[1], width)))
-    for _ in range(n_power_iterations):
-        Q = orthonormal_basis(M @ orthonormal_basis(M.T @ Q))
-    U_small, s, Vt = np.linalg.svd(Q.T @ M, full_matrices=False)
-    return (Q @ U_small)[:, :k], s[:k], Vt[:k]
+# svd_solver="auto" means "randomized" from this min(n₁, n₂) on, "full" below.
+AUTO_RANDOMIZED_MIN_SIZE = 100
+# Power iterations of the randomized SVDs: M - S + Y/μ is low rank plus a tail
+# that the thresholding removes, so two suffice for the triplets above 1/μ.
+RANDOMIZED_SVD_POWER_ITERATIONS = 2
 
 
 def singular_value_threshold(M, tau, *, rank_guess=None, random_state=None):
@@ -82,7 +63,7 @@ def singular_value_threshold(M, tau, *, rank_guess=None, random_state=None):
         that no singular value above ``τ`` is missed; past
         ``TRUNCATED_SVD_SHARE · min(n1, n2)`` the full SVD is used. None
         computes the full SVD.
-    random_state : None, int or numpy.random.Generator
+    random_state : None, int, numpy.random.Generator or RandomState
         Seeds the randomized SVD.
 
     Returns
@@ -90,43 +71,54 @@ def singular_value_threshold(M, tau, *, rank_guess=None, random_state=None):
     L : ndarray of shape (n1, n2)
     rank : int
         Number of singular values above ``τ``.
-    n_svd : int
-        SVDs computed (more than 1 when the rank guess was too small).
+    svds : list of str
+        The SVDs computed, in order: ``"randomized"`` or ``"full"`` (more than
+        one when the rank guess was too small).
     """
     if not (np.isfinite(tau) and tau >= 0):
         raise ValueError(f"tau must be a finite number >= 0, got {tau}.")
     if rank_guess is not None:
         check_positive_int(rank_guess, name="rank_guess")
-    n_svd = 0
+    svds = []
     limit = TRUNCATED_SVD_SHARE * min(M.shape)
     k = rank_guess if rank_guess is not None and rank_guess < limit else None
     rng = as_generator(random_state)
     while k is not None:
-        n_svd += 1
-        U, s, Vt = randomized_svd_triplets(M, k, rng)
+        svds.append("randomized")
+        U, s, Vt = randomized_svd(
+            M, k, iterated_power=RANDOMIZED_SVD_POWER_ITERATIONS, random_state=rng
+        )
         if s[-1] <= tau:
             break
         k = 2 * k if 2 * k < limit else None
     else:
-        n_svd += 1
+        svds.append("full")
         U, s, Vt = scipy.linalg.svd(M, full_matrices=False, check_finite=False)
     keep = s > tau
     L = (U[:, keep] * (s[keep] - tau)) @ Vt[keep]
-    return L, int(keep.sum()), n_svd
+    return L, int(keep.sum()), svds
 
 
-def spectral_norm(M, rng):
-    """``‖M‖₂``, the largest singular value, by Lanczos (ARPACK) from a seeded start."""
+def spectral_norm(M, random_state=None):
+    """``‖M‖₂``, the largest singular value, by Lanczos (ARPACK) from a seeded random start."""
     if min(M.shape) < 3:
         return float(scipy.linalg.norm(M, 2))
-    v0 = rng.standard_normal(min(M.shape))
+    v0 = as_generator(random_state).standard_normal(min(M.shape))
     return float(scipy.sparse.linalg.svds(M, k=1, v0=v0, return_singular_vectors=False)[0])
 
 
-def row_space(L, rank, rng):
-    """Orthonormal basis (``rank × n2``) of the row space of ``L``, which has that rank."""
-    if 0 < rank < TRUNCATED_SVD_SHARE * min(L.shape):
-        return randomized_svd_triplets(L, rank, rng)[2]
+def row_space(L, rank, *, randomized, random_state=None):
+    """Orthonormal basis (``rank × n2``) of the row space of ``L``, which has that rank.
+
+    With ``randomized``, by a randomized SVD (seeded by ``random_state``) while
+    ``rank`` is below ``TRUNCATED_SVD_SHARE · min(n1, n2)``; otherwise by the
+    full SVD.
+    """
+    if randomized and 0 < rank < TRUNCATED_SVD_SHARE * min(L.shape):
+        _, _, Vt = randomized_svd(
+            L, rank, iterated_power=RANDOMIZED_SVD_POWER_ITERATIONS, random_state=random_state
+        )
+        return Vt
     return scipy.linalg.svd(L, full_matrices=False, check_finite=False)[2][:rank]
 
 
@@ -153,24 +145,32 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 
     Parameters
     ----------
-    lam : float, default=None
-        Weight ``λ`` of ``‖S‖₁``; None means ``1/√max(n₁, n₂)``.
+    l1_penalty : float, default=None
+        Weight ``λ`` of ``‖S‖₁`` (eq. ``eq-rpca-pcp``); None means
+        ``1/√max(n₁, n₂)``.
     mu : float, default=None
         Starting penalty ``μ₀``; None means ``1.25 / ‖M‖₂`` (Lin, Chen and Ma).
     rho : float, default=1.5
         ``μ`` is multiplied by ``ρ > 1`` after every iteration, up to
         ``1e7 μ₀``.
     tol : float, default=1e-7
-        Stop when ``‖M - L - S‖_F / ‖M‖_F < tol``.
+        Stop when ``‖M - L - S‖_F / ‖M‖_F < tol``; ``tol=0`` runs exactly
+        ``max_iter`` iterations.
     max_iter : int, default=500
-    svd : {"auto", "full", "truncated"}, default="auto"
-        ``"full"``: a full SVD every iteration. ``"truncated"``: only the
-        predicted number of singular triplets (randomized SVD with
-        oversampling 10 and 2 power iterations), as long as that number is
-        below 25 % of ``min(n₁, n₂)``. ``"auto"``: ``"truncated"`` for
-        matrices with ``min(n₁, n₂) ≥ 100``, where it pays; ``"full"`` below.
-    random_state : None, int or numpy.random.Generator, default=None
-        Seeds the randomized SVD.
+        Maximum number of iterations.
+    svd_solver : {"auto", "full", "randomized"}, default="auto"
+        How the SVD of each singular-value thresholding is computed.
+        ``"full"``: LAPACK's SVD every iteration. ``"randomized"``: only the
+        predicted number of singular triplets, by the randomized SVD of
+        chapter 2 (oversampling 10, 2 power iterations), doubling that number
+        until no singular value above the threshold can be missed; the first
+        iteration, which has no rank to predict yet, and any iteration whose
+        number of triplets reaches 25 % of ``min(n₁, n₂)`` use the full SVD.
+        ``"auto"``: ``"randomized"`` for matrices with ``min(n₁, n₂) ≥ 100``,
+        where it pays, ``"full"`` below.
+    random_state : None, int, numpy.random.Generator or RandomState, default=None
+        Seeds the randomized SVDs and the start of the Lanczos estimate of
+        ``‖M‖₂``.
 
     Attributes
     ----------
@@ -183,17 +183,36 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     components_ : ndarray of shape (rank_, n2)
         Orthonormal basis of the row space of ``L`` (right singular vectors,
         pcalib's sign convention).
-    lam_, mu_ : float
-        The ``λ`` used and the final ``μ``.
+    l1_penalty_ : float
+        The ``λ`` used.
+    mu_ : float
+        The final ``μ``.
+    svd_solver_ : {"full", "randomized"}
+        What the fit used: ``"randomized"`` when at least one thresholding
+        used the randomized SVD (the fit then mixes it with full SVDs, as
+        described under ``svd_solver``; ``components_`` also comes from a
+        randomized SVD of ``L``), ``"full"`` when every SVD was a full one
+        (always with ``svd_solver="full"``, and with ``"randomized"`` when
+        the rank was never small enough).
     dual_ : ndarray of shape (n1, n2)
         The final multiplier ``Y``: at a solution it certifies optimality,
         ``Y = λ sign(S)`` on the support of ``S`` and ``|Y| ≤ λ`` elsewhere.
-    n_iter_, n_svd_ : int
-        Iterations and SVDs computed.
-    residual_history_ : ndarray of shape (n_iter_,)
-        ``‖M - L - S‖_F / ‖M‖_F`` after each iteration.
+    n_iter_ : int
+        Iterations run.
+    n_svd_ : int
+        SVDs computed by the thresholdings (more than ``n_iter_`` when a rank
+        guess was too small).
+    residual_history_ : ndarray of shape (n_iter_ + 1,)
+        ``‖M - L - S‖_F / ‖M‖_F`` at the start (1, for ``L = S = 0``) and
+        after each iteration.
     converged_ : bool
+        Whether the residual fell below ``tol`` within ``max_iter`` iterations.
+    n_samples_ : int
+        Number of rows ``n1`` of the fitted matrix.
     n_features_in_ : int
+        Number of columns ``n2`` of the fitted matrix.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names, when ``X`` has string column names.
 
     Examples
     --------
@@ -207,31 +226,53 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     (2, True)
     """
 
-    def __init__(self, *, lam=None, mu=None, rho=1.5, tol=1e-7, max_iter=500, svd="auto",
-                 random_state=None):
-        self.lam = lam
+    def __init__(
+        self,
+        *,
+        l1_penalty=None,
+        mu=None,
+        rho=1.5,
+        tol=1e-7,
+        max_iter=500,
+        svd_solver="auto",
+        random_state=None,
+    ):
+        self.l1_penalty = l1_penalty
         self.mu = mu
         self.rho = rho
         self.tol = tol
         self.max_iter = max_iter
-        self.svd = svd
+        self.svd_solver = svd_solver
         self.random_state = random_state
 
     def _check_parameters(self):
-        if self.lam is not None:
-            check_positive_float(self.lam, name="lam")
+        if self.l1_penalty is not None:
+            check_positive_float(self.l1_penalty, name="l1_penalty")
         if self.mu is not None:
             check_positive_float(self.mu, name="mu")
         check_positive_float(self.rho, name="rho")
         if self.rho <= 1.0:
             raise ValueError(f"rho must be > 1 (mu grows geometrically); got {self.rho}.")
-        check_positive_float(self.tol, name="tol")
+        check_non_negative_float(self.tol, name="tol")
         check_positive_int(self.max_iter, name="max_iter")
-        check_option(self.svd, name="svd", allowed=SVD_MODES)
+        check_option(self.svd_solver, name="svd_solver", allowed=SVD_SOLVERS)
         as_generator(self.random_state)
 
     def fit(self, X, y=None):
-        """Decompose ``X`` (n1 × n2) into ``low_rank_ + sparse_``; ``y`` is ignored."""
+        """Decompose ``X`` into ``low_rank_ + sparse_`` (algorithm ``alg-rpca``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n1, n2)
+            The matrix ``M``, at least 2 × 2 and not all zeros.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : RobustPCA
+            The fitted estimator.
+        """
         self._check_parameters()
         M = as_float_matrix(X, name="X", min_samples=2, min_features=2)
         norm_fro = np.linalg.norm(M)
@@ -239,6 +280,7 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             raise ValueError("X is all zeros: there is nothing to decompose.")
         fitted = self._solve(M, norm_fro)
         validate_data(self, X, reset=True, skip_check_array=True)
+        self.n_samples_ = M.shape[0]
         for name, value in fitted.items():
             setattr(self, name, value)
         return self
@@ -246,47 +288,64 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     def _solve(self, M, norm_fro):
         """The inexact augmented Lagrangian iterations (``alg-rpca``)."""
         n_min = min(M.shape)
-        lam = default_lambda(M.shape) if self.lam is None else float(self.lam)
+        lam = default_lambda(M.shape) if self.l1_penalty is None else float(self.l1_penalty)
         rng = as_generator(self.random_state)
-        norm_two = spectral_norm(M, rng)
+        norm_two = spectral_norm(M, random_state=rng)
         mu = 1.25 / norm_two if self.mu is None else float(self.mu)
         mu_max = mu * 1e7
-        Y = M / max(norm_two, np.abs(M).max() / lam)        # dual start, J(M) scaling
+        Y = M / max(norm_two, np.abs(M).max() / lam)  # dual start, J(M) scaling
         S = np.zeros_like(M)
+        # "randomized" (and "auto" on large matrices): truncated SVDs sized by the predicted rank
+        truncate = self.svd_solver == "randomized" or (
+            self.svd_solver == "auto" and n_min >= AUTO_RANDOMIZED_MIN_SIZE
+        )
         guess = None  # the first thresholding uses a full SVD: no rank is known yet
-        history, n_svd, converged = [], 0, False
-        for n_iter in range(1, self.max_iter + 1):
-            use_truncated = self.svd == "truncated" or (self.svd == "auto" and n_min >= 100)
+        history = [1.0]  # ‖M - L - S‖_F / ‖M‖_F at the start, where L = S = 0
+        svds, converged = [], False
+        for _ in range(self.max_iter):
             shifted = M + Y / mu
-            L, rank, count = singular_value_threshold(       # eq. (rpca-L-step)
-                shifted - S, 1.0 / mu, rank_guess=guess if use_truncated else None,
-                random_state=rng)
-            n_svd += count
-            S = soft_threshold(shifted - L, lam / mu)         # eq. (rpca-S-step)
+            L, rank, step_svds = singular_value_threshold(  # eq. (rpca-L-step)
+                shifted - S, 1.0 / mu, rank_guess=guess, random_state=rng
+            )
+            svds += step_svds
+            S = soft_threshold(shifted - L, lam / mu)  # eq. (rpca-S-step)
             residual = M - L - S
             Y += mu * residual
             mu = min(mu * self.rho, mu_max)
             history.append(np.linalg.norm(residual) / norm_fro)
-            if use_truncated and guess is None:
+            if truncate and guess is None:
                 # after the first, full SVD: while S is still empty many values pass the
                 # threshold; start the truncated SVDs small, doubling if needed
                 guess = min(rank + 1, max(10, round(0.05 * n_min)))
-            elif use_truncated:
+            elif truncate:
                 guess = predict_rank(rank, guess, n_min)
             if history[-1] < self.tol:
                 converged = True
                 break
         if not converged:
-            warnings.warn(
-                f"RobustPCA stopped after max_iter={self.max_iter} iterations with "
-                f"‖M - L - S‖_F / ‖M‖_F = {history[-1]:.3g} > tol={self.tol}.",
-                ConvergenceWarning,
-                stacklevel=3,
+            convergence_warning(
+                "RobustPCA",
+                self.max_iter,
+                f"‖M - L - S‖_F / ‖M‖_F (now {history[-1]:.3g}) fell below tol={self.tol}",
+                stacklevel=4,
             )
-        components, _ = flip_signs(row_space(L, rank, rng))
-        return dict(low_rank_=L, sparse_=S, rank_=rank, components_=components, lam_=lam,
-                    mu_=mu, dual_=Y, n_iter_=n_iter, n_svd_=n_svd,
-                    residual_history_=np.array(history), converged_=converged)
+        svd_solver = "randomized" if "randomized" in svds else "full"
+        row_basis = row_space(L, rank, randomized=svd_solver == "randomized", random_state=rng)
+        components, _ = flip_signs(row_basis)
+        return dict(
+            low_rank_=L,
+            sparse_=S,
+            rank_=rank,
+            components_=components,
+            l1_penalty_=lam,
+            mu_=mu,
+            svd_solver_=svd_solver,
+            dual_=Y,
+            n_iter_=len(history) - 1,
+            n_svd_=len(svds),
+            residual_history_=np.array(history),
+            converged_=converged,
+        )
 
     def transform(self, X):
         """Robust scores of new rows on ``components_`` (L1 regression, eq. ``eq-rpca-transform``).
@@ -295,20 +354,27 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         ``L`` (``V = components_``): like the decomposition, it lets a few
         entries of a new row be grossly wrong without moving its scores,
         where the least-squares projection ``x Vᵀ`` would follow them.
-        Computed by iteratively reweighted least squares.
+        Computed by iteratively reweighted least squares, each row until its
+        scores stop changing (at most 200 reweightings).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features_in_)
+            Rows to score.
 
         Returns
         -------
         Z : ndarray of shape (n_samples, rank_)
+            Their scores.
         """
         check_fitted(self, "components_")
-        X_checked = np.ascontiguousarray(as_float_matrix(X, name="X"))  # same rounding for any layout
+        X_checked = np.ascontiguousarray(as_float_matrix(X, name="X"))  # same rounding, any layout
         validate_data(self, X, reset=False, skip_check_array=True)
         if self.rank_ == 0:
             return np.zeros((X_checked.shape[0], 0))
         W = self.components_.T
         Z = X_checked @ W
-        active = np.arange(X_checked.shape[0])      # rows still moving
+        active = np.arange(X_checked.shape[0])  # rows still moving
         for _ in range(200):
             X_active = X_checked[active]
             weights = irls_weights(X_active - Z[active] @ W.T)
@@ -322,7 +388,18 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         return Z
 
     def inverse_transform(self, Z):
-        """Rows of the low-rank model from scores: ``Z @ components_``."""
+        """Rows of the low-rank model from scores: ``Z @ components_``.
+
+        Parameters
+        ----------
+        Z : array-like of shape (n_samples, rank_)
+            Scores.
+
+        Returns
+        -------
+        X : ndarray of shape (n_samples, n_features_in_)
+            The corresponding rows of the row space of ``L``.
+        """
         check_fitted(self, "components_")
         Z = as_float_matrix(Z, name="Z", min_features=0)
         if Z.shape[1] != self.rank_:
@@ -396,45 +473,49 @@ def robust_start(X, k):
 
 
 def l1_low_rank(X, n_components, *, max_iter=500, tol=1e-6):
-    """Rank-``k`` factorisation ``X ≈ 1 mᵀ + Z Wᵀ`` under the entrywise L1 loss (eq. ``eq-rpca-l1``).
+    """Rank-``k`` fit ``X ≈ 1 mᵀ + Z Wᵀ`` under the entrywise L1 loss (eq. ``eq-rpca-l1``).
 
     Alternates weighted least squares for the rows of ``Z`` and for the rows
     of ``[W, m]``, with IRLS weights ``1/|residual|`` recomputed before each
-    half-step, so that the L1 loss ``Σ |x_ij - m_j - z_iᵀ w_j|`` does not
-    increase. The offset ``m`` plays the role of PCA's mean.
+    half-step (eq. ``eq-rpca-irls``), so that the L1 loss
+    ``Σ |x_ij - m_j - z_iᵀ w_j|`` does not increase. The offset ``m`` plays
+    the role of PCA's mean. The start is deterministic (:func:`robust_start`).
 
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
-    n_components : int
+        Data, at least two rows.
+    n_components : int or None
+        Rank ``k``, ``1 ≤ k ≤ min(n_samples, n_features)``; None means
+        ``min(n_samples, n_features)``.
     max_iter : int, default=500
+        Maximum number of sweeps (one update of ``Z``, then of ``[W, m]``).
     tol : float, default=1e-6
-        Stop when the L1 loss decreases by less than ``tol`` times its starting
-        value in one sweep (relative to the start, so that a loss converging
-        to 0 on exact data also stops).
-        The start is deterministic (:func:`robust_start`).
+        Stop when the L1 loss decreases by less than ``tol`` times its
+        starting value in one sweep (relative to the start, so that a loss
+        converging to 0 on exact data also stops); ``tol=0`` runs exactly
+        ``max_iter`` sweeps.
 
     Returns
     -------
-    Z : ndarray of shape (n_samples, k)
-    W : ndarray of shape (n_features, k)
-        Orthonormal columns (the rotation inside the subspace is fixed by an
-        SVD of ``Z Wᵀ`` at the end), pcalib's sign convention.
-    offset : ndarray of shape (n_features,)
-    history : ndarray
-        The L1 loss after each sweep.
+    FactorizationResult
+        ``Z`` of shape (n_samples, k); ``W`` of shape (n_features, k) with
+        orthonormal columns (the rotation inside the subspace is fixed by an
+        SVD of ``Z Wᵀ`` at the end), pcalib's sign convention; ``offset`` of
+        shape (n_features,), the robust centre ``m``; ``objective_history``
+        of shape (n_iter + 1,), the L1 loss at the start and after each
+        sweep; ``n_iter`` and ``converged``. ``reconstruction()`` gives
+        ``1 mᵀ + Z Wᵀ``.
     """
     X = as_float_matrix(X, name="X", min_samples=2)
-    k = check_positive_int(n_components, name="n_components")
-    if k > min(X.shape):
-        raise ValueError(f"n_components must be at most min(n_samples, n_features) = "
-                         f"{min(X.shape)}; got {k}.")
+    k = check_n_components(n_components, min(X.shape))
     check_positive_int(max_iter, name="max_iter")
-    check_positive_float(tol, name="tol")
+    check_non_negative_float(tol, name="tol")
     offset, W = robust_start(X, k)
     Z = (X - offset) @ W
     ones = np.ones((X.shape[0], 1))
     history = [np.abs(X - offset - Z @ W.T).sum()]
+    converged = False
     for _ in range(max_iter):
         weights = irls_weights(X - offset - Z @ W.T)
         Z = weighted_row_fits(X - offset, W, weights)
@@ -443,16 +524,19 @@ def l1_low_rank(X, n_components, *, max_iter=500, tol=1e-6):
         W_and_offset = weighted_row_fits(X.T, design, weights.T)
         W, offset = W_and_offset[:, :k], W_and_offset[:, k]
         history.append(np.abs(X - offset - Z @ W.T).sum())
-        if history[-2] - history[-1] <= tol * history[0]:
+        if history[-2] - history[-1] < tol * history[0]:
+            converged = True
             break
-    else:
-        warnings.warn(
-            f"l1_low_rank stopped after max_iter={max_iter} sweeps before the L1 loss "
-            f"converged (last decrease {(history[-2] - history[-1]) / history[0]:.3g} of "
-            f"the starting loss > tol={tol}).",
-            ConvergenceWarning,
-            stacklevel=2,
-        )
     U, s, Vt = scipy.linalg.svd(Z @ W.T, full_matrices=False)
     components, signs = flip_signs(Vt[:k])
-    return U[:, :k] * s[:k] * signs, components.T, offset, np.array(history)
+    return factorization_result(
+        U[:, :k] * s[:k] * signs,
+        components.T,
+        history,
+        len(history) - 1,
+        converged,
+        name="l1_low_rank",
+        criterion=f"the L1 loss decreased by less than tol={tol} times its starting value "
+        "in one sweep",
+        offset=offset,
+    )

@@ -20,22 +20,20 @@ import pandas as pd
 import pytest
 import scipy.linalg
 import scipy.optimize
+from estimator_checks import without_array_api_check
 from sklearn.base import clone
 from sklearn.decomposition import PCA as SklearnPCA
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
 
-from estimator_checks import without_array_api_check
-
-from pcalib import RobustPCA, l1_low_rank
-from pcalib.elastic_net import soft_threshold
+import pcalib.robust_pca
+from pcalib import FactorizationResult, RobustPCA, l1_low_rank, soft_threshold
 from pcalib.robust_pca import (
     TRUNCATED_SVD_SHARE,
     default_lambda,
     irls_weights,
     predict_rank,
-    randomized_svd_triplets,
     singular_value_threshold,
     weighted_row_fits,
 )
@@ -43,9 +41,11 @@ from pcalib.robust_pca import (
 
 @pytest.fixture(scope="module", autouse=True)
 def single_threaded_blas():
-    """One BLAS thread: the fits here make hundreds of small SVDs and products, for which
-    OpenBLAS's threads only add synchronisation; on a loaded two-core machine they made
-    this file ten times slower (measured: 105 s against 10 s)."""
+    """One BLAS thread for the fits here, which make hundreds of small SVDs and products.
+
+    OpenBLAS's threads only add synchronisation to them; on a loaded two-core machine
+    they made this file ten times slower (measured: 105 s against 10 s).
+    """
     with threadpool_limits(limits=1, user_api="blas"):
         yield
 
@@ -99,7 +99,9 @@ def brute_force_minima(objective, shape, rng, n_starts=3, n_restarts=4):
         x = 2.0 * rng.standard_normal(int(np.prod(shape)))
         for _ in range(n_restarts):
             res = scipy.optimize.minimize(
-                lambda v: objective(v.reshape(shape)), x, method="Nelder-Mead",
+                lambda v: objective(v.reshape(shape)),
+                x,
+                method="Nelder-Mead",
                 options=dict(xatol=1e-10, fatol=1e-14, maxfev=3000, adaptive=True),
             )
             x = res.x
@@ -108,9 +110,10 @@ def brute_force_minima(objective, shape, rng, n_starts=3, n_restarts=4):
 
 
 def planted_problem(n, rank, fraction, seed, shape=None):
-    """``M = L + S``: ``L = A Bᵀ`` of the given rank, ``S`` supported on a uniformly random
-    ``fraction`` of the entries with magnitudes uniform in ``[5, 10]·max|L|`` and random signs.
+    """``M = L + S``: ``L = A Bᵀ`` of the given rank, ``S`` sparse.
 
+    ``S`` is supported on a uniformly random ``fraction`` of the entries, with
+    magnitudes uniform in ``[5, 10]·max|L|`` and random signs.
     Returns ``M, L, S, support``.
     """
     rng = np.random.default_rng(seed)
@@ -169,10 +172,10 @@ def largest_angle(A, B):
 
 
 def l1_factor_data(n, d, k, fraction, seed, noise=0.0):
-    """``X = 1 mᵀ + Z Wᵀ (+ noise) + O``, ``W`` orthonormal, ``O`` gross outliers on
-    a random ``fraction`` of the entries (magnitudes 20 to 40, random signs).
+    """``X = 1 mᵀ + Z Wᵀ (+ noise) + O``, ``W`` orthonormal, ``O`` gross outliers.
 
-    Returns ``X, W``.
+    The outliers hit a random ``fraction`` of the entries (magnitudes 20 to 40,
+    random signs). Returns ``X, W``.
     """
     rng = np.random.default_rng(seed)
     W = np.linalg.qr(rng.standard_normal((d, k)))[0]
@@ -186,17 +189,20 @@ def l1_factor_data(n, d, k, fraction, seed, noise=0.0):
 
 # Shared fits on the planted problems of section 3 (rank 0.05 n, 5 % corrupted).
 RECOVERY_SIZES = (200, 400)
+SVD_SOLVERS = ("full", "auto", "randomized")
 
 
 @pytest.fixture(scope="module")
 def recovery():
-    """``{n: (M, L, S, support, rank, {svd mode: fitted model})}``."""
+    """``{n: (M, L, S, support, rank, {svd_solver: fitted model})}``."""
     out = {}
     for n in RECOVERY_SIZES:
         rank = round(0.05 * n)
         M, L, S, support = planted_problem(n, rank, 0.05, seed=n)
-        models = {svd: RobustPCA(svd=svd, random_state=0).fit(M)
-                  for svd in ("full", "auto", "truncated")}
+        models = {
+            svd_solver: RobustPCA(svd_solver=svd_solver, random_state=0).fit(M)
+            for svd_solver in SVD_SOLVERS
+        }
         out[n] = (M, L, S, support, rank, models)
     return out
 
@@ -219,11 +225,10 @@ def svt_case(shape, where, seed=0):
 @pytest.mark.parametrize("shape, where", SVT_CASES, ids=str)
 def test_svt_is_not_beaten_by_brute_force_minimisation(shape, where):
     M, tau, s = svt_case(shape, where)
-    D, rank, n_svd = singular_value_threshold(M, tau)
-    assert rank == int(np.sum(s > tau)) and n_svd == 1
+    D, rank, svds = singular_value_threshold(M, tau)
+    assert rank == int(np.sum(s > tau)) and svds == ["full"]
     f_D = svt_objective(D, M, tau)
-    found = brute_force_minima(lambda X: svt_objective(X, M, tau), shape,
-                               np.random.default_rng(1))
+    found = brute_force_minima(lambda X: svt_objective(X, M, tau), shape, np.random.default_rng(1))
     # no start finds a lower objective (up to rounding of the objective itself)
     assert found.min() >= f_D - 1e-13 * (1 + f_D)
     # and the best value found is close: Nelder–Mead stops ~1e-6 short of the
@@ -258,11 +263,12 @@ def test_svt_equals_the_numpy_formula_and_its_limits():
     M = rng.standard_normal((30, 20)) @ np.diag(np.linspace(3, 0.1, 20))
     s = np.linalg.svd(M, compute_uv=False)
     for tau in (0.3, 1.0, 0.5 * (s[4] + s[5])):
-        L, rank, n_svd = singular_value_threshold(M, tau)
+        L, rank, svds = singular_value_threshold(M, tau)
         np.testing.assert_allclose(L, reference_svt(M, tau), atol=1e-13 * s[0])
-        assert rank == int(np.sum(s > tau)) and n_svd == 1
-        np.testing.assert_allclose(np.linalg.svd(L, compute_uv=False)[:rank], s[:rank] - tau,
-                                   rtol=1e-12)
+        assert rank == int(np.sum(s > tau)) and svds == ["full"]
+        np.testing.assert_allclose(
+            np.linalg.svd(L, compute_uv=False)[:rank], s[:rank] - tau, rtol=1e-12
+        )
     L, rank, _ = singular_value_threshold(M, 0.0)
     np.testing.assert_allclose(L, M, atol=1e-13 * s[0])
     assert rank == 20
@@ -294,14 +300,16 @@ def test_soft_threshold_minimises_the_scalar_objective_on_a_grid():
     values = np.array([-3.1, -0.7, -0.69, -0.2, 0.0, 0.35, 0.7, 0.71, 2.4])
     grid = np.linspace(-4.0, 4.0, 800_001)  # step 1e-5
     shrunk = soft_threshold(values, tau)
-    for m, x_star in zip(values, shrunk):
+    for m, x_star in zip(values, shrunk, strict=True):
         f_grid = tau * np.abs(grid) + 0.5 * (grid - m) ** 2
         f_star = tau * abs(x_star) + 0.5 * (x_star - m) ** 2
         assert f_star <= f_grid.min() + 1e-15
         assert abs(grid[np.argmin(f_grid)] - x_star) <= 1e-5  # the grid step
         # and a bounded scalar minimiser agrees
         res = scipy.optimize.minimize_scalar(
-            lambda x: tau * abs(x) + 0.5 * (x - m) ** 2, bounds=(-5, 5), method="bounded",
+            lambda x, m=m: tau * abs(x) + 0.5 * (x - m) ** 2,
+            bounds=(-5, 5),
+            method="bounded",
             options=dict(xatol=1e-12),
         )
         assert f_star <= res.fun + 1e-15
@@ -316,8 +324,9 @@ def test_soft_threshold_of_a_matrix_against_brute_force_and_perturbations():
     np.testing.assert_array_equal(X, reference_shrink(M, tau))
     assert np.all(X[np.abs(M) <= tau] == 0)
     f_X = shrink_objective(X, M, tau)
-    found = brute_force_minima(lambda Z: shrink_objective(Z, M, tau), M.shape,
-                               np.random.default_rng(6))
+    found = brute_force_minima(
+        lambda Z: shrink_objective(Z, M, tau), M.shape, np.random.default_rng(6)
+    )
     assert found.min() >= f_X - 1e-14
     # 1-strongly convex: every perturbation raises the objective by ≥ ½‖E‖²
     for scale in (1e-6, 1e-3, 1.0):
@@ -332,8 +341,11 @@ def test_soft_threshold_of_a_matrix_against_brute_force_and_perturbations():
 
 
 def lagrangian_instance(seed):
-    """``M, S, Y, L`` (3 × 2) and ``μ = 3``, ``λ = 1/√3``, scaled so that the singular values
-    of ``M - S + Y/μ`` lie between ``1/μ`` and ``μ`` and the two thresholds act differently."""
+    """``M, S, Y, L`` (3 × 2) and ``μ = 3``, ``λ = 1/√3``.
+
+    Scaled so that the singular values of ``M - S + Y/μ`` lie between ``1/μ`` and
+    ``μ`` and the two thresholds act differently.
+    """
     rng = np.random.default_rng(seed)
     M = 1.5 * rng.standard_normal((3, 2))
     S = 0.5 * rng.standard_normal((3, 2))
@@ -378,7 +390,7 @@ def test_S_step_is_soft_thresholding_at_lambda_over_mu(seed):
     S_star = soft_threshold(target, lam / mu)
     # ℓ is separable in the entries of S: minimise each on a grid of step 1e-5
     grid = np.linspace(-8.0, 8.0, 1_600_001)
-    for (i, j), t in np.ndenumerate(target):
+    for i, j in np.ndindex(target.shape):
         # the entry's part of ℓ: λ|s| - Y_ij s + (μ/2)(M_ij - L_ij - s)², up to constants
         f = lam * np.abs(grid) - Y[i, j] * grid + 0.5 * mu * (M[i, j] - L[i, j] - grid) ** 2
         assert abs(grid[np.argmin(f)] - S_star[i, j]) <= 1e-5
@@ -401,17 +413,20 @@ def test_fit_follows_the_reference_inexact_alm(shape):
     M, L_true, _, _ = planted_problem(None, 3, 0.05, seed=10, shape=shape)
     lam = default_lambda(shape)
     L, S, mu, history = reference_ialm(M, lam=lam)
-    model = RobustPCA(svd="full").fit(M)
+    model = RobustPCA(svd_solver="full").fit(M)
     assert model.n_iter_ == len(history) and model.n_svd_ == model.n_iter_
+    assert model.svd_solver_ == "full"
     # the same operations in another order (M + Y/μ - S vs M - S + Y/μ, SciPy vs NumPy
-    # SVD): equal to rounding; the residuals shrink to 1e-7, hence relative 1e-8 there
-    np.testing.assert_allclose(model.residual_history_, history, rtol=1e-8)
+    # SVD): equal to rounding; the residuals shrink to 1e-7, hence relative 1e-8 there.
+    # The history starts with the residual of L = S = 0, ‖M‖_F / ‖M‖_F = 1.
+    np.testing.assert_allclose(model.residual_history_, np.r_[1.0, history], rtol=1e-8)
     np.testing.assert_allclose(model.low_rank_, L, atol=1e-13 * np.abs(M).max())
     np.testing.assert_allclose(model.sparse_, S, atol=1e-13 * np.abs(M).max())
     np.testing.assert_allclose(model.mu_, mu, rtol=1e-14)
-    np.testing.assert_allclose(model.mu_, 1.25 / np.linalg.norm(M, 2) * 1.5**model.n_iter_,
-                               rtol=1e-12)
-    assert model.lam_ == lam
+    np.testing.assert_allclose(
+        model.mu_, 1.25 / np.linalg.norm(M, 2) * 1.5**model.n_iter_, rtol=1e-12
+    )
+    assert model.l1_penalty_ == lam
     # and the result is the planted L (the problem is well inside the recovery region)
     assert np.linalg.norm(model.low_rank_ - L_true) / np.linalg.norm(L_true) < 1e-5
 
@@ -431,18 +446,21 @@ def low_rank_plus_small(shape, spectrum, tail, seed):
     return (U * spectrum) @ V.T + tail * N / np.linalg.norm(N, 2)
 
 
-def expected_svd_count(guess, rank, limit):
-    """The documented rule: randomized SVDs of width g, 2g, 4g, ... until one computes
-    a value at or below τ (width > rank), or a full SVD once the width reaches the limit."""
+def expected_svds(guess, rank, limit):
+    """The SVDs the documented rule computes, ``"randomized"`` or ``"full"``, in order.
+
+    Randomized SVDs of width g, 2g, 4g, ... until one computes a value at or below
+    τ (width > rank), or a full SVD once the width reaches the limit.
+    """
     if guess is None or guess >= limit:
-        return 1, "full"
-    count, k = 0, guess
+        return ["full"]
+    svds, k = [], guess
     while k < limit:
-        count += 1
+        svds.append("randomized")
         if k > rank:
-            return count, "randomized"
+            return svds
         k *= 2
-    return count + 1, "full"
+    return [*svds, "full"]
 
 
 @pytest.mark.parametrize("guess", [None, 1, 2, 3, 8, 9, 16, 24, 25, 60])
@@ -452,9 +470,8 @@ def test_svt_with_a_rank_guess_equals_the_full_svd(guess):
     spectrum = np.geomspace(50.0, 2.0, 8)  # 8 values above τ = 1, the tail below 1e-3
     M = low_rank_plus_small(shape, spectrum, 1e-3, seed=11)
     tau = 1.0
-    L, rank, n_svd = singular_value_threshold(M, tau, rank_guess=guess, random_state=0)
-    expected_count, _ = expected_svd_count(guess, 8, limit)
-    assert rank == 8 and n_svd == expected_count
+    L, rank, svds = singular_value_threshold(M, tau, rank_guess=guess, random_state=0)
+    assert rank == 8 and svds == expected_svds(guess, 8, limit)
     # with 2 power iterations the randomized range misses the tail by (1e-3/2)^5 relatively
     np.testing.assert_allclose(L, reference_svt(M, tau), atol=1e-12 * spectrum[0])
 
@@ -463,22 +480,10 @@ def test_svt_rank_guess_too_small_doubles_up_to_the_full_svd():
     # 20 values above τ with a limit of 25: widths 2, 4, 8, 16 fail, 32 ≥ 25 → full SVD
     shape = (120, 100)
     M = low_rank_plus_small(shape, np.geomspace(40.0, 2.0, 20), 1e-3, seed=12)
-    L, rank, n_svd = singular_value_threshold(M, 1.0, rank_guess=2, random_state=0)
-    assert expected_svd_count(2, 20, TRUNCATED_SVD_SHARE * 100) == (5, "full")
-    assert rank == 20 and n_svd == 5
+    L, rank, svds = singular_value_threshold(M, 1.0, rank_guess=2, random_state=0)
+    assert expected_svds(2, 20, TRUNCATED_SVD_SHARE * 100) == ["randomized"] * 4 + ["full"]
+    assert rank == 20 and svds == ["randomized"] * 4 + ["full"]
     np.testing.assert_allclose(L, reference_svt(M, 1.0), atol=1e-12 * 40)
-
-
-def test_randomized_svd_triplets_of_an_exactly_low_rank_matrix():
-    rng = np.random.default_rng(13)
-    M = rng.standard_normal((90, 6)) @ rng.standard_normal((6, 70))
-    U_ref, s_ref, Vt_ref = np.linalg.svd(M, full_matrices=False)
-    U, s, Vt = randomized_svd_triplets(M, 4, np.random.default_rng(0))
-    assert U.shape == (90, 4) and s.shape == (4,) and Vt.shape == (4, 70)
-    np.testing.assert_allclose(s, s_ref[:4], rtol=1e-12)
-    np.testing.assert_allclose((U * s) @ Vt, (U_ref[:, :4] * s_ref[:4]) @ Vt_ref[:4],
-                               atol=1e-11 * s_ref[0])
-    np.testing.assert_allclose(U.T @ U, np.eye(4), atol=1e-13)
 
 
 def test_predict_rank_follows_lin_chen_ma():
@@ -501,35 +506,38 @@ def test_default_lambda():
 
 
 @pytest.mark.parametrize("n", RECOVERY_SIZES)
-@pytest.mark.parametrize("svd", ["full", "auto", "truncated"])
-def test_exact_recovery_of_the_planted_decomposition(recovery, n, svd):
+@pytest.mark.parametrize("svd_solver", SVD_SOLVERS)
+def test_exact_recovery_of_the_planted_decomposition(recovery, n, svd_solver):
     M, L, S, support, rank, models = recovery[n]
-    model = models[svd]
+    model = models[svd_solver]
     assert model.converged_ and model.n_iter_ <= 50
     assert np.linalg.norm(model.low_rank_ - L) / np.linalg.norm(L) < 1e-5
     assert model.rank_ == rank
     np.testing.assert_array_equal(model.sparse_ != 0, support)
     assert np.linalg.norm(model.sparse_ - S) / np.linalg.norm(S) < 1e-5
     history = model.residual_history_
-    assert history.shape == (model.n_iter_,) and history[-1] < model.tol
-    assert np.all(history[:-1] >= model.tol)
+    assert history.shape == (model.n_iter_ + 1,) and history[-1] < model.tol
+    assert history[0] == 1.0 and np.all(history[:-1] >= model.tol)
     # the last entry is the residual of the returned L and S
     np.testing.assert_allclose(
-        history[-1], np.linalg.norm(M - model.low_rank_ - model.sparse_) / np.linalg.norm(M),
-        rtol=1e-8)
-    assert model.lam_ == 1.0 / np.sqrt(n)
-    if svd == "full":
-        assert model.n_svd_ == model.n_iter_
+        history[-1],
+        np.linalg.norm(M - model.low_rank_ - model.sparse_) / np.linalg.norm(M),
+        rtol=1e-8,
+    )
+    assert model.l1_penalty_ == 1.0 / np.sqrt(n)
+    if svd_solver == "full":
+        assert model.n_svd_ == model.n_iter_ and model.svd_solver_ == "full"
     else:
-        assert model.n_svd_ >= model.n_iter_
+        # n ≥ 100: "auto" is "randomized", and the predicted ranks are small
+        assert model.n_svd_ >= model.n_iter_ and model.svd_solver_ == "randomized"
 
 
 @pytest.mark.parametrize("n", RECOVERY_SIZES)
 def test_svd_modes_agree(recovery, n):
     M, _, _, _, _, models = recovery[n]
     full = models["full"]
-    for svd in ("auto", "truncated"):
-        other = models[svd]
+    for svd_solver in ("auto", "randomized"):
+        other = models[svd_solver]
         assert other.rank_ == full.rank_
         # both stop at ‖M - L - S‖ < 1e-7 ‖M‖, so each is only that accurate
         assert np.linalg.norm(other.low_rank_ - full.low_rank_) / np.linalg.norm(M) < 1e-6
@@ -557,7 +565,7 @@ def test_non_square_recovery_with_the_default_lambda():
     for shape in ((150, 60), (60, 150)):
         M, L, _, support = planted_problem(None, 3, 0.05, seed=14, shape=shape)
         model = RobustPCA(random_state=0).fit(M)
-        assert model.lam_ == 1.0 / np.sqrt(150)
+        assert model.l1_penalty_ == 1.0 / np.sqrt(150)
         assert model.rank_ == 3
         assert np.linalg.norm(model.low_rank_ - L) / np.linalg.norm(L) < 1e-5
         np.testing.assert_array_equal(model.sparse_ != 0, support)
@@ -570,26 +578,28 @@ def test_non_square_recovery_with_the_default_lambda():
 
 def test_recovery_fails_gracefully_at_high_rank_and_corruption():
     n = 200
-    M, L, S, support = planted_problem(n, round(0.4 * n), 0.4, seed=15)
+    M, L, _, _ = planted_problem(n, round(0.4 * n), 0.4, seed=15)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = RobustPCA(random_state=0).fit(M)
     warned = any(issubclass(w.category, ConvergenceWarning) for w in caught)
     for name in ("low_rank_", "sparse_", "residual_history_"):
         assert np.all(np.isfinite(getattr(model, name))), name
-    assert model.residual_history_.shape == (model.n_iter_,) and model.n_iter_ >= 1
+    assert model.residual_history_.shape == (model.n_iter_ + 1,) and model.n_iter_ >= 1
     assert warned != model.converged_
     # recovery is impossible here: the L found is far from the planted one
     assert np.linalg.norm(model.low_rank_ - L) / np.linalg.norm(L) > 0.5
     # whatever was found still splits M to the reported residual
     np.testing.assert_allclose(
         np.linalg.norm(M - model.low_rank_ - model.sparse_) / np.linalg.norm(M),
-        model.residual_history_[-1], rtol=1e-8)
+        model.residual_history_[-1],
+        rtol=1e-8,
+    )
 
     with pytest.warns(ConvergenceWarning, match=r"max_iter=5"):
         short = RobustPCA(max_iter=5, random_state=0).fit(M)
     assert not short.converged_ and short.n_iter_ == 5
-    assert short.residual_history_.shape == (5,) and short.residual_history_[-1] > short.tol
+    assert short.residual_history_.shape == (6,) and short.residual_history_[-1] > short.tol
     for name in ("low_rank_", "sparse_", "residual_history_", "components_"):
         assert np.all(np.isfinite(getattr(short, name))), name
 
@@ -617,11 +627,11 @@ def test_noise_free_low_rank_input_has_no_sparse_part(shape):
 @pytest.mark.parametrize(
     "params, error, message",
     [
-        ({"lam": 0.0}, ValueError, "lam"),
-        ({"lam": -0.1}, ValueError, "lam"),
-        ({"lam": np.nan}, ValueError, "lam"),
-        ({"lam": np.inf}, ValueError, "lam"),
-        ({"lam": "a"}, TypeError, "lam"),
+        ({"l1_penalty": 0.0}, ValueError, "l1_penalty"),
+        ({"l1_penalty": -0.1}, ValueError, "l1_penalty"),
+        ({"l1_penalty": np.nan}, ValueError, "l1_penalty"),
+        ({"l1_penalty": np.inf}, ValueError, "l1_penalty"),
+        ({"l1_penalty": "a"}, TypeError, "l1_penalty"),
         ({"mu": 0.0}, ValueError, "mu"),
         ({"mu": -1.0}, ValueError, "mu"),
         ({"mu": "1"}, TypeError, "mu"),
@@ -629,13 +639,19 @@ def test_noise_free_low_rank_input_has_no_sparse_part(shape):
         ({"rho": 0.5}, ValueError, "rho"),
         ({"rho": -2.0}, ValueError, "rho"),
         ({"rho": np.nan}, ValueError, "rho"),
-        ({"tol": 0.0}, ValueError, "tol"),
         ({"tol": -1e-7}, ValueError, "tol"),
+        ({"tol": np.inf}, ValueError, "tol"),
+        ({"tol": "0"}, TypeError, "tol"),
         ({"max_iter": 0}, ValueError, "max_iter"),
         ({"max_iter": -1}, ValueError, "max_iter"),
         ({"max_iter": 10.0}, TypeError, "max_iter"),
-        ({"svd": "bad"}, ValueError, r"svd must be one of 'auto', 'full', 'truncated'"),
-        ({"svd": None}, ValueError, "svd"),
+        (
+            {"svd_solver": "bad"},
+            ValueError,
+            r"svd_solver must be one of 'auto', 'full', 'randomized'",
+        ),
+        ({"svd_solver": "truncated"}, ValueError, "svd_solver"),
+        ({"svd_solver": None}, ValueError, "svd_solver"),
         ({"random_state": -1}, ValueError, "random_state"),
         ({"random_state": "seed"}, TypeError, "random_state"),
     ],
@@ -649,17 +665,21 @@ def test_invalid_parameters_are_named(params, error, message):
     assert not hasattr(model, "low_rank_")
 
 
-@pytest.mark.parametrize("make_bad, error, message", [
-    (lambda X: np.where(X > 1, np.nan, X), ValueError, r"X contains NaN"),
-    (lambda X: np.where(X > 1, np.inf, X), ValueError, r"X contains infinite"),
-    (lambda X: X[:, 0], ValueError, r"X must be a 2-D array"),
-    (lambda X: X[None], ValueError, r"X must be a 2-D array"),
-    (lambda X: np.zeros_like(X), ValueError, r"X is all zeros"),
-    (lambda X: X[:1], ValueError, r"X has 1 sample"),
-    (lambda X: X[:, :1], ValueError, r"X has 1 feature"),
-    (lambda X: None, TypeError, r"X must be a 2-D array-like"),
-    (lambda X: X.astype(str), TypeError, r"X must contain only numbers"),
-], ids=["nan", "inf", "1-D", "3-D", "zeros", "one-row", "one-column", "None", "strings"])
+@pytest.mark.parametrize(
+    "make_bad, error, message",
+    [
+        (lambda X: np.where(X > 1, np.nan, X), ValueError, r"X contains NaN"),
+        (lambda X: np.where(X > 1, np.inf, X), ValueError, r"X contains infinite"),
+        (lambda X: X[:, 0], ValueError, r"X must be a 2-D array"),
+        (lambda X: X[None], ValueError, r"X must be a 2-D array"),
+        (lambda X: np.zeros_like(X), ValueError, r"X is all zeros"),
+        (lambda X: X[:1], ValueError, r"X has 1 sample"),
+        (lambda X: X[:, :1], ValueError, r"X has 1 feature"),
+        (lambda X: None, TypeError, r"X must be a 2-D array-like"),
+        (lambda X: X.astype(str), TypeError, r"X must contain only numbers"),
+    ],
+    ids=["nan", "inf", "1-D", "3-D", "zeros", "one-row", "one-column", "None", "strings"],
+)
 def test_bad_X_is_named(make_bad, error, message):
     M, _, _, _ = planted_problem(20, 2, 0.05, seed=18)
     with pytest.raises(error, match=message):
@@ -683,10 +703,10 @@ def test_default_lambda_for_non_square_input():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             model = RobustPCA(max_iter=3).fit(M)
-        assert model.lam_ == 1.0 / np.sqrt(30)
+        assert model.l1_penalty_ == 1.0 / np.sqrt(30)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        assert RobustPCA(lam=0.25, max_iter=3).fit(M).lam_ == 0.25
+        assert RobustPCA(l1_penalty=0.25, max_iter=3).fit(M).l1_penalty_ == 0.25
 
 
 def test_use_before_fit_raises_not_fitted():
@@ -702,16 +722,100 @@ def test_use_before_fit_raises_not_fitted():
 
 def test_convergence_warning_when_max_iter_is_too_small():
     M, _, _, _ = planted_problem(60, 3, 0.05, seed=21)
-    with pytest.warns(ConvergenceWarning, match=r"max_iter=4") as record:
-        model = RobustPCA(max_iter=4, svd="full").fit(M)
+    with pytest.warns(
+        ConvergenceWarning,
+        match=r"^RobustPCA stopped after max_iter=4 iterations before ‖M - L - S‖_F / ‖M‖_F "
+        r"\(now \S+\) fell below tol=1e-07; increase max_iter or tol\.$",
+    ) as record:
+        model = RobustPCA(max_iter=4, svd_solver="full").fit(M)
     # the warning points at the caller of fit
-    assert record[0].filename == __file__
+    assert len(record) == 1 and record[0].filename == __file__
     assert not model.converged_ and model.n_iter_ == 4
-    assert model.residual_history_.shape == (4,) and model.residual_history_[-1] >= model.tol
+    assert model.residual_history_.shape == (5,) and model.residual_history_[-1] >= model.tol
+    assert f"(now {model.residual_history_[-1]:.3g})" in str(record[0].message)
     # the same fit with room to converge does not warn
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        assert RobustPCA(svd="full").fit(M).converged_
+        assert RobustPCA(svd_solver="full").fit(M).converged_
+
+
+def test_tol_zero_runs_exactly_max_iter():
+    M, _, _, _ = planted_problem(60, 3, 0.05, seed=21)
+    default = RobustPCA(svd_solver="full", random_state=0).fit(M)
+    assert default.converged_ and default.n_iter_ < 40
+    with pytest.warns(ConvergenceWarning, match=r"max_iter=40 iterations"):
+        model = RobustPCA(tol=0, max_iter=40, svd_solver="full", random_state=0).fit(M)
+    assert model.n_iter_ == 40 and not model.converged_
+    assert model.residual_history_.shape == (41,) and model.n_svd_ == 40
+    # tol only decides when to stop: the iterations the default fit ran are the same
+    np.testing.assert_array_equal(
+        model.residual_history_[: default.n_iter_ + 1], default.residual_history_
+    )
+    # and the residual keeps falling below the default tolerance
+    assert model.residual_history_[-1] < default.tol
+
+
+@pytest.mark.parametrize("svd_solver", SVD_SOLVERS)
+@pytest.mark.parametrize("max_iter", [1, 2, 7])
+def test_history_has_the_start_and_one_entry_per_iteration(svd_solver, max_iter):
+    M, _, _, _ = planted_problem(120, 6, 0.05, seed=42)
+    with pytest.warns(ConvergenceWarning):
+        model = RobustPCA(max_iter=max_iter, svd_solver=svd_solver, random_state=0).fit(M)
+    history = model.residual_history_
+    assert isinstance(model.n_iter_, int) and model.n_iter_ == max_iter
+    assert history.shape == (model.n_iter_ + 1,)
+    # the start, L = S = 0, leaves the whole of M: relative residual 1
+    assert history[0] == 1.0
+    # the last entry is the residual of the returned L and S
+    np.testing.assert_allclose(
+        history[-1],
+        np.linalg.norm(M - model.low_rank_ - model.sparse_) / np.linalg.norm(M),
+        rtol=1e-10,
+    )
+    converged = RobustPCA(svd_solver=svd_solver, random_state=0).fit(M)
+    assert converged.converged_ and converged.residual_history_.shape == (converged.n_iter_ + 1,)
+
+
+def count_randomized_svds(monkeypatch):
+    """Replace the randomized SVD seen by pcalib.robust_pca by one that counts its calls."""
+    calls = []
+    original = pcalib.robust_pca.randomized_svd
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs.get("iterated_power"))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(pcalib.robust_pca, "randomized_svd", counting)
+    return calls
+
+
+@pytest.mark.parametrize(
+    "n, rank, svd_solver, expected",
+    [
+        (120, 6, "full", "full"),
+        (120, 6, "auto", "randomized"),  # min(n₁, n₂) ≥ 100
+        (120, 6, "randomized", "randomized"),
+        (60, 3, "auto", "full"),  # min(n₁, n₂) < 100
+        (60, 3, "randomized", "randomized"),
+        # 25 % of min(n₁, n₂) = 4 is one triplet, which no rank guess is below: full SVDs
+        ((4, 30), 1, "randomized", "full"),
+    ],
+)
+def test_svd_solver_records_the_svds_the_fit_used(monkeypatch, n, rank, svd_solver, expected):
+    shape = n if isinstance(n, tuple) else (n, n)
+    M, _, _, _ = planted_problem(None, rank, 0.05, seed=43, shape=shape)
+    calls = count_randomized_svds(monkeypatch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # the 4 × 30 case may not converge
+        model = RobustPCA(svd_solver=svd_solver, random_state=0).fit(M)
+    assert model.svd_solver_ == expected
+    if expected == "full":
+        assert calls == [] and model.n_svd_ == model.n_iter_
+    else:
+        # 2 power iterations, as the docstring says; the thresholdings plus components_
+        assert calls and set(calls) == {2}
+        assert model.n_svd_ + 1 >= len(calls) >= 2
+    assert model.get_params()["svd_solver"] == svd_solver
 
 
 # ---------------------------------------------------------------------------
@@ -763,7 +867,7 @@ def test_transform_is_l1_regression(transform_problem):
     V = model.components_
     X = M[:5]
     Z = model.transform(X)
-    for x, z in zip(X, Z):
+    for x, z in zip(X, Z, strict=True):
         z_lp, loss_lp = l1_regression_lp(x, V)
         loss = np.abs(x - z @ V).sum()
         assert loss >= loss_lp * (1 - 1e-9)
@@ -780,9 +884,10 @@ def test_transform_of_a_row_does_not_depend_on_the_rest_of_the_batch(transform_p
     together = model.transform(np.vstack([M[:1], gross]))[:1]
     # rows are fitted independently (one L1 regression each)
     np.testing.assert_allclose(together, alone, rtol=1e-9, atol=1e-9 * np.abs(alone).max())
-    by_row = np.vstack([model.transform(M[i:i + 1]) for i in range(5)])
-    np.testing.assert_allclose(model.transform(M[:5]), by_row, rtol=1e-9,
-                               atol=1e-9 * np.abs(by_row).max())
+    by_row = np.vstack([model.transform(M[i : i + 1]) for i in range(5)])
+    np.testing.assert_allclose(
+        model.transform(M[:5]), by_row, rtol=1e-9, atol=1e-9 * np.abs(by_row).max()
+    )
 
 
 def test_fit_transform_scores_the_recovered_low_rank_rows(transform_problem):
@@ -811,7 +916,7 @@ def test_inverse_transform(transform_problem):
 def test_rank_zero_fit_transforms_to_no_columns_and_back_to_zeros():
     # a tiny λ puts everything into S
     M = np.random.default_rng(24).standard_normal((10, 8))
-    model = RobustPCA(lam=1e-4).fit(M)
+    model = RobustPCA(l1_penalty=1e-4).fit(M)
     assert model.rank_ == 0 and model.components_.shape == (0, 8)
     np.testing.assert_array_equal(model.low_rank_, 0.0)
     Z = model.transform(M)
@@ -827,8 +932,9 @@ def test_rank_zero_fit_transforms_to_no_columns_and_back_to_zeros():
 @pytest.mark.parametrize("seed", [25, 26, 27])
 def test_l1_low_rank_ignores_outliers_that_ruin_pca(seed):
     X, W_true = l1_factor_data(200, 20, 2, 0.05, seed)
-    Z, W, offset, history = l1_low_rank(X, 2)
-    assert Z.shape == (200, 2) and W.shape == (20, 2) and offset.shape == (20,)
+    result = l1_low_rank(X, 2)
+    W = result.W
+    assert result.Z.shape == (200, 2) and W.shape == (20, 2) and result.offset.shape == (20,)
     l1_angle = largest_angle(W, W_true)
     pca_angle = largest_angle(SklearnPCA(n_components=2).fit(X).components_.T, W_true)
     assert pca_angle > 0.3  # the outliers tilt the least-squares subspace
@@ -837,16 +943,26 @@ def test_l1_low_rank_ignores_outliers_that_ruin_pca(seed):
     assert l1_angle < 1e-4
 
 
-@pytest.mark.parametrize("seed, noise, fraction", [
-    (28, 0.0, 0.08), (29, 0.1, 0.08), (30, 1.0, 0.0), (31, 0.5, 0.2)])
+@pytest.mark.parametrize(
+    "seed, noise, fraction", [(28, 0.0, 0.08), (29, 0.1, 0.08), (30, 1.0, 0.0), (31, 0.5, 0.2)]
+)
 def test_l1_loss_history_never_increases(seed, noise, fraction):
     X, _ = l1_factor_data(80, 12, 3, fraction, seed, noise=noise)
-    Z, W, offset, history = l1_low_rank(X, 3)
-    assert history.size >= 2
+    result = l1_low_rank(X, 3)
+    Z, W, offset, history = result.Z, result.W, result.offset, result.objective_history
+    assert history.shape == (result.n_iter + 1,) and result.n_iter >= 1
     # each IRLS half-step minimises a majoriser of the L1 loss
     assert np.all(np.diff(history) <= 1e-10 * history[:-1])
     # the last entry is the L1 loss of the returned factors
     np.testing.assert_allclose(np.abs(X - offset - Z @ W.T).sum(), history[-1], rtol=1e-10)
+    # the first is the loss of the robust start: column medians, top axes of the
+    # residuals clipped at three robust standard deviations
+    median = np.median(X, axis=0)
+    spread = 1.4826 * np.median(np.abs(X - median), axis=0)
+    clipped = np.clip(X - median, -3 * spread, 3 * spread)
+    axes = np.linalg.svd(clipped, full_matrices=False)[2][:3].T
+    start = median + (X - median) @ axes @ axes.T
+    np.testing.assert_allclose(history[0], np.abs(X - start).sum(), rtol=1e-10)
     np.testing.assert_allclose(W.T @ W, np.eye(3), atol=1e-12)
     assert np.all(W[np.argmax(np.abs(W), axis=0), np.arange(3)] > 0)
 
@@ -854,26 +970,42 @@ def test_l1_loss_history_never_increases(seed, noise, fraction):
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_l1_low_rank_recovers_the_subspace_of_exact_low_rank_data(seed):
     X, W_true = l1_factor_data(100, 10, 2, 0.0, seed)
-    Z, W, offset, _ = l1_low_rank(X, 2)
+    result = l1_low_rank(X, 2)
     # IRLS converges slowly (linearly) towards an exact fit and stops at max_iter
     # (measured: angles up to 2e-6, residuals up to 4e-6), so 1e-4, not rounding
-    assert largest_angle(W, W_true) < 1e-4
-    assert np.abs(X - offset - Z @ W.T).max() < 1e-4 * np.abs(X).max()
+    assert largest_angle(result.W, W_true) < 1e-4
+    assert np.abs(X - result.offset - result.Z @ result.W.T).max() < 1e-4 * np.abs(X).max()
 
 
 def test_l1_low_rank_warns_when_stopped_at_max_iter():
     X, _ = l1_factor_data(80, 12, 3, 0.08, 32)
-    with pytest.warns(ConvergenceWarning):
-        l1_low_rank(X, 3, max_iter=2)
+    with pytest.warns(
+        ConvergenceWarning,
+        match=r"^l1_low_rank stopped after max_iter=2 iterations before the L1 loss decreased "
+        r"by less than tol=1e-06 times its starting value in one sweep; increase max_iter or tol",
+    ) as record:
+        result = l1_low_rank(X, 3, max_iter=2)
+    # the warning points at the caller of l1_low_rank
+    assert len(record) == 1 and record[0].filename == __file__
+    assert result.n_iter == 2 and not result.converged
+    assert result.objective_history.shape == (3,)
 
 
-@pytest.mark.parametrize("args, error, message", [
-    (dict(n_components=0), ValueError, "n_components"),
-    (dict(n_components=11), ValueError, "n_components must be at most"),
-    (dict(n_components=2.0), TypeError, "n_components"),
-    (dict(n_components=2, max_iter=0), ValueError, "max_iter"),
-    (dict(n_components=2, tol=0.0), ValueError, "tol"),
-])
+@pytest.mark.parametrize(
+    "args, error, message",
+    [
+        (dict(n_components=0), ValueError, "n_components"),
+        (
+            dict(n_components=11),
+            ValueError,
+            r"n_components must be between 1 and min\(n_samples, n_features\) = 10; got 11",
+        ),
+        (dict(n_components=2.0), TypeError, "n_components"),
+        (dict(n_components=2, max_iter=0), ValueError, "max_iter"),
+        (dict(n_components=2, tol=-1e-6), ValueError, "tol"),
+        (dict(n_components=2, tol="0"), TypeError, "tol"),
+    ],
+)
 def test_l1_low_rank_bad_parameters(args, error, message):
     X, _ = l1_factor_data(30, 10, 2, 0.0, 33)
     with pytest.raises(error, match=message):
@@ -887,6 +1019,43 @@ def test_l1_low_rank_bad_X():
         l1_low_rank(X, 2)
     with pytest.raises(ValueError, match=r"X must be a 2-D array"):
         l1_low_rank(X[0], 1)
+
+
+def test_l1_low_rank_returns_a_factorization_result():
+    X, _ = l1_factor_data(60, 9, 2, 0.05, 44)
+    result = l1_low_rank(X, 2)
+    assert isinstance(result, FactorizationResult)
+    assert result.Z.shape == (60, 2) and result.W.shape == (9, 2)
+    assert result.offset.shape == (9,)
+    assert isinstance(result.n_iter, int) and result.n_iter >= 1 and result.converged is True
+    assert result.objective_history.shape == (result.n_iter + 1,)
+    # reconstruction() is X ≈ 1 offsetᵀ + Z Wᵀ, the model whose L1 loss was minimised
+    X_hat = result.reconstruction()
+    assert X_hat.shape == X.shape
+    np.testing.assert_allclose(
+        X_hat,
+        np.outer(np.ones(60), result.offset) + result.Z @ result.W.T,
+        rtol=1e-14,
+        atol=1e-14 * np.abs(X).max(),
+    )
+    np.testing.assert_allclose(np.abs(X - X_hat).sum(), result.objective_history[-1], rtol=1e-10)
+    # None asks for as many components as the data allow
+    full = l1_low_rank(X, None, max_iter=3, tol=1e-3)
+    assert full.W.shape == (9, 9)
+
+
+def test_l1_low_rank_with_tol_zero_runs_exactly_max_iter():
+    X, _ = l1_factor_data(80, 12, 3, 0.08, 45)
+    default = l1_low_rank(X, 3)
+    assert default.converged
+    max_iter = default.n_iter + 5
+    with pytest.warns(ConvergenceWarning, match=rf"max_iter={max_iter} iterations"):
+        result = l1_low_rank(X, 3, max_iter=max_iter, tol=0)
+    assert result.n_iter == max_iter and not result.converged
+    assert result.objective_history.shape == (max_iter + 1,)
+    np.testing.assert_array_equal(
+        result.objective_history[: default.n_iter + 1], default.objective_history
+    )
 
 
 def test_irls_weights_turn_the_l1_loss_into_a_weighted_sum_of_squares():
@@ -934,15 +1103,15 @@ def test_weighted_row_fits_equal_lstsq_with_square_root_weights():
 
 def test_same_random_state_gives_identical_results():
     M, _, _, _ = planted_problem(150, 5, 0.05, seed=37)
-    a = RobustPCA(svd="truncated", random_state=3).fit(M)
-    b = RobustPCA(svd="truncated", random_state=3).fit(M)
+    a = RobustPCA(svd_solver="randomized", random_state=3).fit(M)
+    b = RobustPCA(svd_solver="randomized", random_state=3).fit(M)
     for name in ("low_rank_", "sparse_", "components_", "residual_history_"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
     assert (a.n_iter_, a.n_svd_, a.mu_) == (b.n_iter_, b.n_svd_, b.mu_)
-    c = RobustPCA(svd="truncated", random_state=np.random.default_rng(3)).fit(M)
+    c = RobustPCA(svd_solver="randomized", random_state=np.random.default_rng(3)).fit(M)
     np.testing.assert_array_equal(c.low_rank_, a.low_rank_)
     # another seed changes only the randomized SVDs' rounding
-    d = RobustPCA(svd="truncated", random_state=4).fit(M)
+    d = RobustPCA(svd_solver="randomized", random_state=4).fit(M)
     assert np.linalg.norm(d.low_rank_ - a.low_rank_) / np.linalg.norm(M) < 1e-6
 
 
@@ -980,14 +1149,21 @@ def test_sklearn_estimator_checks(estimator, check):
 
 
 def test_get_params_set_params_clone():
-    model = RobustPCA(lam=0.1, tol=1e-8)
-    expected = {"lam": 0.1, "mu": None, "rho": 1.5, "tol": 1e-8, "max_iter": 500,
-                "svd": "auto", "random_state": None}
+    model = RobustPCA(l1_penalty=0.1, tol=1e-8)
+    expected = {
+        "l1_penalty": 0.1,
+        "mu": None,
+        "rho": 1.5,
+        "tol": 1e-8,
+        "max_iter": 500,
+        "svd_solver": "auto",
+        "random_state": None,
+    }
     assert model.get_params() == expected
-    assert model.set_params(random_state=4, svd="full") is model
-    assert model.get_params() == {**expected, "random_state": 4, "svd": "full"}
+    assert model.set_params(random_state=4, svd_solver="full") is model
+    assert model.get_params() == {**expected, "random_state": 4, "svd_solver": "full"}
     M, _, _, _ = planted_problem(40, 2, 0.05, seed=40)
-    model.set_params(lam=None).fit(M)
+    model.set_params(l1_penalty=None).fit(M)
     copy = clone(model)
     assert copy is not model and copy.get_params() == model.get_params()
     assert not hasattr(copy, "low_rank_")
@@ -998,6 +1174,7 @@ def test_feature_names_out():
     M, _, _, _ = planted_problem(40, 3, 0.05, seed=41)
     model = RobustPCA(random_state=0).fit(M)
     assert model.rank_ == 3
+    assert model.n_samples_ == 40 and model.n_features_in_ == 40
     assert model.get_feature_names_out().tolist() == ["robustpca0", "robustpca1", "robustpca2"]
     frame = pd.DataFrame(M, columns=[f"c{j}" for j in range(40)])
     fitted = RobustPCA(random_state=0).set_output(transform="pandas").fit(frame)
