@@ -6,7 +6,8 @@ kernel matrix ``K[i, j] = k(x_i, x_j)`` alone:
 1. centre the points in feature space by centring ``K`` (eq. ``eq-kpca-center``):
    ``K̃ = K - 1ₙK - K1ₙ + 1ₙK1ₙ`` with ``1ₙ`` the n × n matrix of ``1/n``;
 2. solve ``K̃ a = μ a`` (``μ = nλ``, eq. ``eq-kpca-dual``) for the top ``k``
-   eigenpairs only;
+   eigenpairs only (all of them when ``n_components=None``, which keeps
+   those with ``μ > 0``, as scikit-learn does);
 3. scale each eigenvector so that the feature-space direction
    ``v = Σ_i a_i φ̃(x_i)`` has unit norm: ``a = e / √μ`` (eq. ``eq-kpca-normalise``);
 4. project any point ``x`` by ``⟨v, φ̃(x)⟩ = k̃(x)ᵀ a``, where ``k̃(x)`` is its
@@ -20,8 +21,8 @@ Two approximations replace the ``n × n`` kernel by explicit features
   ``K_LL = U S Uᵀ`` truncated to its ``r`` numerically positive eigenvalues,
   so that ``Φ Φᵀ = K_nL (K_LL)_r⁺ K_Ln`` (eq. ``eq-kpca-nystrom``);
 * random Fourier features for the RBF kernel ``exp(-‖x - y‖² / (2σ²))``:
-  ``Φ = √(2/m) cos(X W + b)`` with ``W`` ~ N(0, σ⁻² I), ``b`` ~ U[0, 2π)
-  (eq. ``eq-kpca-rff``).
+  ``Φ = √(2/m) cos(X Ω + b)`` with frequencies ``Ω`` ~ N(0, σ⁻² I) and
+  phases ``b`` ~ U[0, 2π) (eq. ``eq-kpca-rff``).
 
 **Sign convention**: in every component, the training sample of largest
 absolute score has a positive score (on a tie the first such sample decides).
@@ -32,16 +33,16 @@ every eigensolver, follow the same one.
 import warnings
 
 import numpy as np
-import scipy.linalg
 import scipy.sparse.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import validate_data
 
-from ._linalg import flip_signs, numerical_rank
+from ._linalg import flip_signs, numerical_rank, top_eigh
 from ._validation import (
     as_float_matrix,
     as_generator,
     check_fitted,
+    check_n_components,
     check_option,
     check_positive_int,
 )
@@ -128,44 +129,36 @@ def top_eigenpairs(K_centered, n_components, *, eigen_solver="dense", random_sta
     n_components : int
         Number ``k ≤ n`` of eigenpairs.
     eigen_solver : {"dense", "arpack"}
-        ``"dense"``: LAPACK ``eigh`` restricted to the top ``k`` (no full
-        eigendecomposition). ``"arpack"``: Lanczos iteration to machine
+        ``"dense"``: LAPACK, with a solver restricted to the top ``k`` for a
+        large matrix and the full eigendecomposition (faster there) for a
+        small one or a large ``k``. ``"arpack"``: Lanczos iteration to machine
         precision (``k < n``), started from a random vector drawn from
         ``random_state``; the result does not depend on it beyond rounding.
         Should Lanczos fail (no convergence, which can happen for indefinite
         kernels, or a null matrix), the dense solver is used instead.
-    random_state : None, int or numpy.random.Generator
+    random_state : None, int, numpy.random.Generator or RandomState
 
     Returns
     -------
     eigenvalues : ndarray of shape (k,), in decreasing order
+        As computed, negative ones included: they reveal an indefinite kernel.
     eigenvectors : ndarray of shape (n, k), orthonormal columns
     """
     n = K_centered.shape[0]
     if eigen_solver == "arpack" and n_components < n:
         v0 = as_generator(random_state).standard_normal(n)
         try:
-            return _descending(
-                *scipy.sparse.linalg.eigsh(
-                    K_centered, k=n_components, which="LA", v0=v0, tol=0.0
-                )
+            eigenvalues, eigenvectors = scipy.sparse.linalg.eigsh(
+                K_centered, k=n_components, which="LA", v0=v0, tol=0.0
             )
+            order = np.argsort(eigenvalues)[::-1]
+            return eigenvalues[order], eigenvectors[:, order]
         except scipy.sparse.linalg.ArpackError:  # e.g. K̃ = 0, or no convergence
             pass
-    return _descending(
-        *scipy.linalg.eigh(
-            K_centered, subset_by_index=[n - n_components, n - 1], check_finite=False
-        )
-    )
+    return top_eigh(K_centered, n_components, clip=False)
 
 
-def _descending(eigenvalues, eigenvectors):
-    """Sort eigenpairs by decreasing eigenvalue."""
-    order = np.argsort(eigenvalues)[::-1]
-    return eigenvalues[order], eigenvectors[:, order]
-
-
-def positive_part(eigenvalues, shape, *, scale, what):
+def positive_part(eigenvalues, shape, *, scale, what, warn=True):
     """Number of eigenvalues that are numerically positive; warn about the rest.
 
     Rounding in forming and centring a matrix of norm at most ``scale``
@@ -186,6 +179,9 @@ def positive_part(eigenvalues, shape, *, scale, what):
         (possibly tiny) largest eigenvalue.
     what : str
         Name of that matrix, for the messages.
+    warn : bool, default=True
+        Warn (``KernelRankWarning``) when some of the eigenvalues are not
+        positive; False when the caller keeps only the positive ones.
 
     Returns
     -------
@@ -211,7 +207,7 @@ def positive_part(eigenvalues, shape, *, scale, what):
             f"the {what} {reason}, so there is no direction of variance. Check X "
             "and the kernel and its parameters."
         )
-    if rank == k:
+    if rank == k or not warn:
         return rank
     reason = (
         f"the kernel is not positive semi-definite (eigenvalue {eigenvalues[-1]:.3g})"
@@ -266,51 +262,64 @@ def nystrom_feature_map(K_landmarks):
     -------
     M : ndarray of shape (m, r), r = numerical rank of ``K_landmarks``
     """
-    s, U = np.linalg.eigh(K_landmarks)  # small m × m: see principal_axes_of_features
-    s, U = s[::-1], U[:, ::-1]
-    r = numerical_rank(np.clip(s, 0.0, None), K_landmarks.shape)
+    s, U = top_eigh(K_landmarks, K_landmarks.shape[0])
+    r = numerical_rank(s, K_landmarks.shape)
     return U[:, :r] / np.sqrt(s[:r])
 
 
 def random_fourier_parameters(n_features, n_random_features, gamma, random_state):
     """Random frequencies and phases for the RBF kernel ``exp(-γ ‖x - y‖²)``.
 
-    By Bochner's theorem this kernel is ``E[cos(wᵀ(x - y))]`` for
-    ``w ~ N(0, 2γ I) = N(0, σ⁻² I)``; adding a phase ``b ~ U[0, 2π)`` turns
-    it into ``E[2 cos(wᵀx + b) cos(wᵀy + b)]`` (eq. ``eq-kpca-rff``).
+    By Bochner's theorem this kernel is ``E[cos(ωᵀ(x - y))]`` for
+    ``ω ~ N(0, 2γ I) = N(0, σ⁻² I)``; adding a phase ``b ~ U[0, 2π)`` turns
+    it into ``E[2 cos(ωᵀx + b) cos(ωᵀy + b)]`` (eq. ``eq-kpca-rff``).
+
+    Parameters
+    ----------
+    n_features : int
+        Dimension ``d`` of the data.
+    n_random_features : int
+        Number ``m`` of frequencies.
+    gamma : float
+        ``γ = 1 / (2σ²)`` of the kernel.
+    random_state : None, int, numpy.random.Generator or RandomState
 
     Returns
     -------
-    W : ndarray of shape (n_features, n_random_features)
+    Omega : ndarray of shape (n_features, n_random_features)
+        The frequencies ``ω_j`` as columns.
     b : ndarray of shape (n_random_features,)
+        The phases.
     """
     rng = as_generator(random_state)
-    W = rng.normal(scale=np.sqrt(2.0 * gamma), size=(n_features, n_random_features))
+    Omega = rng.normal(scale=np.sqrt(2.0 * gamma), size=(n_features, n_random_features))
     b = rng.uniform(0.0, 2.0 * np.pi, size=n_random_features)
-    return W, b
+    return Omega, b
 
 
-def random_fourier_features(X, W, b):
-    """Features ``z(x) = √(2/m) cos(Wᵀx + b)``, whose inner products approximate the kernel.
+def random_fourier_features(X, Omega, b):
+    """Features ``z(x) = √(2/m) cos(Ωᵀx + b)``, whose inner products approximate the kernel.
 
     Parameters
     ----------
     X : ndarray of shape (n, d)
-    W : ndarray of shape (d, m)
+    Omega : ndarray of shape (d, m)
+        Frequencies ``ω_j`` as columns.
     b : ndarray of shape (m,)
+        Phases.
 
     Returns
     -------
     Z : ndarray of shape (n, m)
     """
-    Z = X @ W
+    Z = X @ Omega
     Z += b
     np.cos(Z, out=Z)
-    Z *= np.sqrt(2.0 / W.shape[1])
+    Z *= np.sqrt(2.0 / Omega.shape[1])
     return Z
 
 
-def principal_axes_of_features(Phi, n_components):
+def principal_axes_of_features(Phi, n_components, *, warn=True):
     """Linear PCA of explicit features, via their ``m × m`` scatter matrix.
 
     Parameters
@@ -320,6 +329,9 @@ def principal_axes_of_features(Phi, n_components):
         It is centred in place (it becomes ``Φ_c``), to save a copy of the
         largest array of the approximate modes.
     n_components : int
+    warn : bool, default=True
+        Warn when some of the ``n_components`` have zero variance (see
+        :func:`positive_part`).
 
     Returns
     -------
@@ -339,14 +351,9 @@ def principal_axes_of_features(Phi, n_components):
     mean = Phi.mean(axis=0)
     Phi -= mean
     scatter = Phi.T @ Phi
-    # The m × m problem is small: a full decomposition with NumPy's LAPACK,
-    # which shares its BLAS threads with the large products around it, was
-    # measured faster than scipy.linalg.eigh (a separate OpenBLAS) here.
-    eigenvalues, V = np.linalg.eigh(scatter)
-    eigenvalues = eigenvalues[::-1][:n_components].copy()
-    V = V[:, ::-1][:, :n_components].copy()
+    eigenvalues, V = top_eigh(scatter, n_components)
     rank = positive_part(
-        eigenvalues, Phi.shape, scale=scale, what="centred approximate kernel"
+        eigenvalues, Phi.shape, scale=scale, what="centred approximate kernel", warn=warn
     )
     eigenvalues[rank:] = 0.0
     V[:, rank:] = 0.0
@@ -365,10 +372,16 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 
     Parameters
     ----------
-    n_components : int, default=2
+    n_components : int or None, default=None
         Number ``k`` of components, at most the number of training samples
-        (and of Nyström landmarks or random features).
-    kernel : {"linear", "polynomial", "rbf"} or callable, default="rbf"
+        (and of Nyström landmarks or random features). None keeps as many as
+        the method gives: every component with a numerically positive
+        eigenvalue (as scikit-learn does), so none has zero variance. That
+        is at most ``n_samples - 1`` in the exact mode, and in the
+        approximate modes at most one per explicit feature: the numerical
+        rank ``r`` of the landmarks' kernel matrix (Nyström) or
+        ``n_random_features`` (random Fourier features).
+    kernel : {"linear", "poly", "rbf"} or callable, default="linear"
         See :func:`pcalib.kernels.kernel_matrix`; a callable ``kernel(X, Y)``
         returns the ``len(X) × len(Y)`` matrix of kernel values.
     gamma : float, default=None
@@ -392,8 +405,9 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         Number ``m`` of random Fourier features.
     eigen_solver : {"auto", "dense", "arpack"}, default="auto"
         Eigensolver of the exact mode (see :func:`top_eigenpairs`); ``"auto"``
-        uses :func:`choose_eigen_solver`.
-    random_state : None, int or numpy.random.Generator, default=None
+        uses :func:`choose_eigen_solver`. The approximate modes always
+        decompose their small ``m × m`` scatter matrix with the dense solver.
+    random_state : None, int, numpy.random.Generator or RandomState, default=None
         Seeds the landmarks, the random features and the Lanczos start.
 
     Attributes
@@ -424,13 +438,16 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         leaves ``Φ Φᵀ`` unchanged.
     random_weights_ : ndarray of shape (n_features, n_random_features)
     random_offsets_ : ndarray of shape (n_random_features,)
-        Frequencies ``W`` and phases ``b`` (RFF mode).
+        Frequencies ``Ω`` and phases ``b`` (RFF mode).
     feature_mean_ : ndarray of shape (m,)
         Mean training feature vector (approximate modes).
     components_ : ndarray of shape (n_components_, m)
         Principal axes in the explicit feature space (approximate modes).
     gamma_ : float or None
         The ``γ`` used (None for the linear kernel and callables).
+    eigen_solver_ : {"dense", "arpack"}
+        The eigensolver chosen (what ``"auto"`` stands for); ``"dense"`` in
+        the approximate modes.
     n_components_, n_samples_, n_features_in_ : int
     n_landmarks_ : int
         Landmarks used (Nyström mode).
@@ -442,16 +459,16 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     >>> import numpy as np
     >>> from pcalib import KernelPCA
     >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
-    >>> kpca = KernelPCA(n_components=2, kernel="linear").fit(X)
+    >>> kpca = KernelPCA().fit(X)
     >>> kpca.eigenvalues_.round(3)
     array([1., 1.])
     """
 
     def __init__(
         self,
-        n_components=2,
+        n_components=None,
         *,
-        kernel="rbf",
+        kernel="linear",
         gamma=None,
         bandwidth=None,
         degree=3,
@@ -475,16 +492,39 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        """Fit kernel PCA on ``X`` of shape (n_samples, n_features); ``y`` is ignored."""
+        """Fit kernel PCA (eqs. ``eq-kpca-center`` to ``eq-kpca-normalise``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, ``n_samples ≥ 2``.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : KernelPCA
+        """
         self.fit_transform(X)
         return self
 
     def fit_transform(self, X, y=None):
-        """Fit on ``X`` and return the training scores (n_samples, n_components_).
+        """Fit on ``X`` and return the training scores.
 
         The scores come from the fit itself (``√μ_j e_j`` in the exact mode),
         without recomputing the kernel as ``fit(X).transform(X)`` would.
         Attributes are set only once everything has succeeded.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, ``n_samples ≥ 2``.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        Z : ndarray of shape (n_samples, n_components_)
         """
         self._check_parameters()
         X_checked = as_float_matrix(X, name="X", min_samples=2)
@@ -507,8 +547,10 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         return scores
 
     def _check_parameters(self):
-        """Validate the constructor arguments (scikit-learn defers this to fit)."""
-        check_positive_int(self.n_components, name="n_components")
+        """Validate the constructor arguments (scikit-learn defers this to fit).
+
+        ``n_components`` is checked by each mode against its own upper bound.
+        """
         if not callable(self.kernel):
             check_option(self.kernel, name="kernel", allowed=KERNELS)
         check_option(self.approximation, name="approximation", allowed=APPROXIMATIONS)
@@ -529,10 +571,8 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         if self.kernel == "rbf":
             return resolve_gamma(self.gamma, self.bandwidth, n_features)
         if self.bandwidth is not None:
-            raise ValueError(
-                f"bandwidth applies to kernel='rbf' only; got kernel={self.kernel!r}."
-            )
-        if self.kernel == "polynomial":
+            raise ValueError(f"bandwidth applies to kernel='rbf' only; got kernel={self.kernel!r}.")
+        if self.kernel == "poly":
             return resolve_gamma(self.gamma, None, n_features)
         return None
 
@@ -542,30 +582,32 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             X, Y, kernel=self.kernel, gamma=gamma, degree=self.degree, coef0=self.coef0
         )
 
-    def _check_n_components(self, limit, what):
-        """Raise unless ``n_components ≤ limit``."""
-        if self.n_components > limit:
-            raise ValueError(
-                f"n_components={self.n_components} exceeds {what} = {limit}."
-            )
-
     def _fit_exact(self, X, gamma, rng):
         """Exact kernel PCA: eigenpairs of the centred ``n × n`` kernel."""
         n = X.shape[0]
-        self._check_n_components(n, "the number of training samples")
+        k = check_n_components(self.n_components, n, upper_name="the number of training samples")
         K = self._kernel(X, X, gamma)
         scale = n * np.abs(K).max()  # bounds ‖K‖₂: rounding in K̃ is relative to it
         K_centered, column_means, mean = center_kernel(K)
         del K
         solver = self.eigen_solver
         if solver == "auto":
-            solver = choose_eigen_solver(n, self.n_components)
+            solver = choose_eigen_solver(n, k)
+        elif k == n:
+            solver = "dense"  # Lanczos needs k < n (see top_eigenpairs)
         eigenvalues, eigenvectors = top_eigenpairs(
-            K_centered, self.n_components, eigen_solver=solver, random_state=rng
+            K_centered, k, eigen_solver=solver, random_state=rng
         )
+        keep_positive = self.n_components is None
         rank = positive_part(
-            eigenvalues, K_centered.shape, scale=scale, what="centred kernel matrix"
+            eigenvalues,
+            K_centered.shape,
+            scale=scale,
+            what="centred kernel matrix",
+            warn=not keep_positive,
         )
+        if keep_positive:
+            eigenvalues, eigenvectors = eigenvalues[:rank], eigenvectors[:, :rank]
         eigenvalues[rank:] = 0.0
         eigenvectors, _ = flip_signs(eigenvectors.T)
         eigenvectors = eigenvectors.T
@@ -577,6 +619,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             "eigenvectors_": eigenvectors,
             "dual_coef_": normalized_dual_coefficients(eigenvalues, eigenvectors, rank),
             "explained_variance_ratio_": eigenvalues / np.trace(K_centered),
+            "eigen_solver_": solver,
         }
         scores = eigenvectors * np.sqrt(eigenvalues)
         scores[:, rank:] = 0.0
@@ -594,36 +637,45 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
                 stacklevel=3,
             )
             m = n
-        self._check_n_components(m, "the number of landmarks")
+        check_n_components(self.n_components, m, upper_name="the number of landmarks")
         landmarks = X[np.sort(rng.choice(n, size=m, replace=False))]
         feature_map = nystrom_feature_map(self._kernel(landmarks, landmarks, gamma))
-        self._check_n_components(
-            feature_map.shape[1], "the numerical rank of the landmarks' kernel matrix"
+        k = check_n_components(
+            self.n_components,
+            feature_map.shape[1],
+            upper_name="the numerical rank of the landmarks' kernel matrix",
         )
         Phi = self._kernel(X, landmarks, gamma) @ feature_map
         fitted = {"landmarks_": landmarks, "feature_map_": feature_map, "n_landmarks_": m}
-        return self._fit_features(Phi, fitted)
+        return self._fit_features(Phi, k, fitted)
 
     def _fit_rff(self, X, gamma, rng):
         """Random-Fourier-feature kernel PCA (RBF kernel): linear PCA of ``z(X)``."""
-        self._check_n_components(
+        k = check_n_components(
+            self.n_components,
             min(X.shape[0], self.n_random_features),
-            "min(n_samples, n_random_features)",
+            upper_name="min(n_samples, n_random_features)",
         )
-        W, b = random_fourier_parameters(X.shape[1], self.n_random_features, gamma, rng)
-        fitted = {"random_weights_": W, "random_offsets_": b}
-        return self._fit_features(random_fourier_features(X, W, b), fitted)
+        Omega, b = random_fourier_parameters(X.shape[1], self.n_random_features, gamma, rng)
+        fitted = {"random_weights_": Omega, "random_offsets_": b}
+        return self._fit_features(random_fourier_features(X, Omega, b), k, fitted)
 
-    def _fit_features(self, Phi, fitted):
+    def _fit_features(self, Phi, n_components, fitted):
         """PCA of explicit features ``Phi`` (overwritten); adds its attributes to ``fitted``."""
+        keep_positive = self.n_components is None
         mean, components, eigenvalues, total, scores = principal_axes_of_features(
-            Phi, self.n_components
+            Phi, n_components, warn=not keep_positive
         )
+        if keep_positive:
+            rank = np.count_nonzero(eigenvalues)  # zero-variance components are exact zeros
+            components, eigenvalues = components[:rank], eigenvalues[:rank]
+            scores = scores[:, :rank]
         fitted.update(
             feature_mean_=mean,
             components_=components,
             eigenvalues_=eigenvalues,
             explained_variance_ratio_=eigenvalues / total,
+            eigen_solver_="dense",
         )
         return fitted, scores
 

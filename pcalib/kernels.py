@@ -12,7 +12,8 @@ in a few vectorised NumPy operations:
   ``exp(-‖x - y‖² / (2 σ²)) = exp(-γ ‖x - y‖²)`` with ``γ = 1 / (2 σ²)``
   (eq. ``eq-kpca-rbf``); give either ``gamma`` or the bandwidth ``σ``;
 * :func:`kernel_matrix`: the dispatcher used by :class:`pcalib.KernelPCA`,
-  which also accepts a user callable ``kernel(X, Y) -> K``.
+  which names them ``"linear"``, ``"poly"`` and ``"rbf"`` (scikit-learn's
+  names) and also accepts a user callable ``kernel(X, Y) -> K``.
 
 Like scikit-learn, ``gamma=None`` means ``1 / n_features``.
 """
@@ -23,7 +24,7 @@ import numpy as np
 
 from ._validation import as_float_matrix, check_option, check_positive_float, check_positive_int
 
-KERNELS = ("linear", "polynomial", "rbf")
+KERNELS = ("linear", "poly", "rbf")
 
 
 def _check_pair(X, Y):
@@ -178,8 +179,9 @@ def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=None, bandwidth=None, degree
     ----------
     X : array-like of shape (n, d)
     Y : array-like of shape (m, d), default=None (means ``X``)
-    kernel : {"linear", "polynomial", "rbf"} or callable, default="rbf"
-        A callable is called as ``kernel(X, Y)`` on two float arrays and must
+    kernel : {"linear", "poly", "rbf"} or callable, default="rbf"
+        ``"poly"`` (scikit-learn's name) is :func:`polynomial_kernel`. A
+        callable is called as ``kernel(X, Y)`` on two float arrays and must
         return the ``n × m`` matrix of kernel values (vectorised, not one pair
         at a time); wrap extra parameters with ``functools.partial``.
     gamma, bandwidth, degree, coef0
@@ -195,7 +197,7 @@ def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=None, bandwidth=None, degree
     check_option(kernel, name="kernel", allowed=KERNELS)
     if kernel == "linear":
         return linear_kernel(X, Y)
-    if kernel == "polynomial":
+    if kernel == "poly":
         return polynomial_kernel(X, Y, degree=degree, gamma=gamma, coef0=coef0)
     return rbf_kernel(X, Y, gamma=gamma, bandwidth=bandwidth)
 

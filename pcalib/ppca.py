@@ -26,28 +26,28 @@ Conventions:
   form after the last iteration.
 """
 
-import warnings
 from numbers import Integral
 
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import validate_data
 
-from ._linalg import flip_signs
+from ._linalg import flip_signs, top_eigh
 from ._validation import (
     as_float_matrix,
     as_generator,
     check_bool,
     check_fitted,
+    check_n_components,
+    check_non_negative_float,
     check_option,
-    check_positive_float,
     check_positive_int,
+    convergence_warning,
 )
 from .high_dim import principal_axes_gram
 
-METHODS = ("auto", "closed_form", "em")
+SOLVERS = ("auto", "closed_form", "em")
 LOG_2PI = np.log(2.0 * np.pi)
 EPS = np.finfo(np.float64).eps
 
@@ -55,10 +55,11 @@ EPS = np.finfo(np.float64).eps
 def top_eigenpairs_of_covariance(X_centered, n_components, ddof):
     """Top ``k`` eigenpairs of ``S = X_cᵀ X_c / (n - ddof)`` and its trace.
 
-    Tall data (``n ≥ d``) go through the ``d × d`` matrix ``S`` and a partial
-    symmetric eigendecomposition; wide data through the ``n × n`` Gram matrix
-    (chapter 2). Only the top ``k`` eigenpairs are computed: ``σ²`` needs the
-    discarded eigenvalues only through their sum, ``trace(S) - Σ_{i≤k} λ_i``.
+    Tall data (``n ≥ d``) go through the ``d × d`` matrix ``S`` (a partial
+    eigendecomposition when ``d`` is large); wide data through the ``n × n``
+    Gram matrix (chapter 2). Only the top ``k`` eigenpairs are needed: ``σ²``
+    needs the discarded eigenvalues only through their sum,
+    ``trace(S) - Σ_{i≤k} λ_i``.
 
     Parameters
     ----------
@@ -81,12 +82,7 @@ def top_eigenpairs_of_covariance(X_centered, n_components, ddof):
     if n_samples >= n_features:
         S = X_centered.T @ X_centered / denominator
         trace = float(np.trace(S))
-        eigenvalues, U = scipy.linalg.eigh(
-            S,
-            subset_by_index=[n_features - n_components, n_features - 1],
-            check_finite=False,
-        )
-        eigenvalues, U = np.clip(eigenvalues[::-1], 0.0, None), U[:, ::-1]
+        eigenvalues, U = top_eigh(S, n_components)
         components, _ = flip_signs(U.T)
     else:
         components, singular_values = principal_axes_gram(X_centered, n_components)
@@ -106,23 +102,23 @@ def ml_noise_variance(eigenvalues, trace, n_features):
     return max(trace - float(eigenvalues.sum()), 0.0) / (n_features - n_components)
 
 
-def ml_loadings(U, eigenvalues, sigma2):
+def ml_loadings(U, eigenvalues, noise_variance):
     """``W = U_k (Λ_k - σ² I)^{1/2}`` (eq. ``eq-ppca-ml-W``, with ``R = I``).
 
     Parameters
     ----------
     U : ndarray of shape (n_features, k)
     eigenvalues : ndarray of shape (k,)
-    sigma2 : float
+    noise_variance : float
 
     Returns
     -------
     W : ndarray of shape (n_features, k)
     """
-    return U * np.sqrt(np.clip(eigenvalues - sigma2, 0.0, None))
+    return U * np.sqrt(np.clip(eigenvalues - noise_variance, 0.0, None))
 
 
-def ml_log_likelihood(eigenvalues, sigma2, n_samples, n_features):
+def ml_log_likelihood(eigenvalues, noise_variance, n_samples, n_features):
     """Maximised log-likelihood (eq. ``eq-ppca-ml-loglik``), in ``O(k)``.
 
     ``-n/2 (d log 2π + Σ_{i≤k} log λ_i + (d - k) log σ² + d)``: at the closed
@@ -132,7 +128,7 @@ def ml_log_likelihood(eigenvalues, sigma2, n_samples, n_features):
     ----------
     eigenvalues : ndarray of shape (k,)
         The kept eigenvalues ``λ_i ≥ σ²``.
-    sigma2 : float
+    noise_variance : float
     n_samples, n_features : int
 
     Returns
@@ -140,12 +136,13 @@ def ml_log_likelihood(eigenvalues, sigma2, n_samples, n_features):
     float
     """
     n_components = eigenvalues.shape[0]
-    return -0.5 * n_samples * (
+    per_sample = (
         n_features * LOG_2PI
         + float(np.sum(np.log(eigenvalues)))
-        + (n_features - n_components) * np.log(sigma2)
+        + (n_features - n_components) * np.log(noise_variance)
         + n_features
     )
+    return -0.5 * n_samples * per_sample
 
 
 def canonical_loadings(W):
@@ -170,12 +167,12 @@ def canonical_loadings(W):
     return components.T, components.T * s
 
 
-def posterior_matrix(W, sigma2):
+def posterior_matrix(W, noise_variance):
     """``M = Wᵀ W + σ² I`` (k × k), whose inverse appears in the posterior."""
-    return W.T @ W + sigma2 * np.eye(W.shape[1])
+    return W.T @ W + noise_variance * np.eye(W.shape[1])
 
 
-def em_step(X_centered, W, sigma2, denominator, squared_norm=None):
+def em_step(X_centered, W, noise_variance, denominator, squared_norm=None):
     """One EM iteration for complete data (eqs. ``eq-ppca-estep`` to ``eq-ppca-em-sigma2``).
 
     E-step: ``E[z_n] = M⁻¹ Wᵀ x_n`` and ``Σ_n E[z_n z_nᵀ] = N σ² M⁻¹ + Σ_n E[z_n] E[z_n]ᵀ``.
@@ -190,7 +187,7 @@ def em_step(X_centered, W, sigma2, denominator, squared_norm=None):
     ----------
     X_centered : ndarray of shape (n_samples, n_features)
     W : ndarray of shape (n_features, k)
-    sigma2 : float
+    noise_variance : float
     denominator : int
         ``N = n - ddof``.
     squared_norm : float, optional
@@ -199,7 +196,7 @@ def em_step(X_centered, W, sigma2, denominator, squared_norm=None):
     Returns
     -------
     W_new : ndarray of shape (n_features, k)
-    sigma2_new : float
+    noise_variance_new : float
     log_likelihood : float
         The objective at the *input* ``(W, σ²)``, from eq. ``eq-ppca-loglik``.
     """
@@ -207,25 +204,25 @@ def em_step(X_centered, W, sigma2, denominator, squared_norm=None):
     k = W.shape[1]
     if squared_norm is None:
         squared_norm = float(np.einsum("ij,ij->", X_centered, X_centered))
-    M = posterior_matrix(W, sigma2)
+    M = posterior_matrix(W, noise_variance)
     M_inv = np.linalg.inv(M)
     XW = X_centered @ W
     Ez = XW @ M_inv
-    sum_Ezz = denominator * sigma2 * M_inv + Ez.T @ Ez
+    sum_Ezz = denominator * noise_variance * M_inv + Ez.T @ Ez
     XtEz = X_centered.T @ Ez
     W_new = np.linalg.solve(sum_Ezz, XtEz.T).T
-    sigma2_new = (squared_norm - float(np.sum(XtEz * W_new))) / (denominator * n_features)
+    noise_variance_new = (squared_norm - float(np.sum(XtEz * W_new))) / (denominator * n_features)
 
     # Objective at (W, σ²): -n/2 [d log 2π + log det C + tr(C⁻¹ S)], with
     # log det C = (d - k) log σ² + log det M and
     # tr(C⁻¹ S) = (tr S - tr(M⁻¹ Wᵀ S W)) / σ²  (eq. eq-ppca-woodbury).
-    log_det_C = (n_features - k) * np.log(sigma2) + np.linalg.slogdet(M)[1]
-    trace_C_inv_S = (squared_norm - float(np.sum(XW * Ez))) / (denominator * sigma2)
+    log_det_C = (n_features - k) * np.log(noise_variance) + np.linalg.slogdet(M)[1]
+    trace_C_inv_S = (squared_norm - float(np.sum(XW * Ez))) / (denominator * noise_variance)
     log_likelihood = -0.5 * n_samples * (n_features * LOG_2PI + log_det_C + trace_C_inv_S)
-    return W_new, sigma2_new, log_likelihood
+    return W_new, noise_variance_new, log_likelihood
 
 
-def missing_e_step(X, observed, mean, W, sigma2):
+def missing_e_step(X, observed, mean, W, noise_variance):
     """E-step over the observed entries of each row (eq. ``eq-ppca-missing-estep``).
 
     For row ``n`` with observed coordinates ``O``:
@@ -240,7 +237,7 @@ def missing_e_step(X, observed, mean, W, sigma2):
     observed : ndarray of bool, shape (n_samples, n_features)
     mean : ndarray of shape (n_features,)
     W : ndarray of shape (n_features, k)
-    sigma2 : float
+    noise_variance : float
 
     Returns
     -------
@@ -252,18 +249,20 @@ def missing_e_step(X, observed, mean, W, sigma2):
     n_features, k = W.shape
     X_tilde = np.where(observed, X - mean, 0.0)
     outer = (W[:, :, np.newaxis] * W[:, np.newaxis, :]).reshape(n_features, k * k)
-    M = (observed.astype(np.float64) @ outer).reshape(-1, k, k) + sigma2 * np.eye(k)
+    M = (observed.astype(np.float64) @ outer).reshape(-1, k, k) + noise_variance * np.eye(k)
     b = X_tilde @ W
     L = np.linalg.cholesky(M)
     M_inv = np.linalg.inv(M)
     Ez = np.einsum("nij,nj->ni", M_inv, b)
     n_observed = observed.sum(axis=1)
     log_det_M = 2.0 * np.sum(np.log(np.diagonal(L, axis1=1, axis2=2)), axis=1)
-    quadratic = (np.einsum("ij,ij->i", X_tilde, X_tilde) - np.einsum("ni,ni->n", b, Ez)) / sigma2
+    quadratic = (
+        np.einsum("ij,ij->i", X_tilde, X_tilde) - np.einsum("ni,ni->n", b, Ez)
+    ) / noise_variance
     log_likelihood = -0.5 * (
-        n_observed * LOG_2PI + (n_observed - k) * np.log(sigma2) + log_det_M + quadratic
+        n_observed * LOG_2PI + (n_observed - k) * np.log(noise_variance) + log_det_M + quadratic
     )
-    return Ez, sigma2 * M_inv, log_likelihood
+    return Ez, noise_variance * M_inv, log_likelihood
 
 
 def missing_m_step(X, observed, Ez, cov_z):
@@ -288,7 +287,7 @@ def missing_m_step(X, observed, Ez, cov_z):
     -------
     mean : ndarray of shape (n_features,)
     W : ndarray of shape (n_features, k)
-    sigma2 : float
+    noise_variance : float
     """
     n_samples, k = Ez.shape
     Ez_tilde = np.hstack([Ez, np.ones((n_samples, 1))])
@@ -299,8 +298,10 @@ def missing_m_step(X, observed, Ez, cov_z):
     X_observed = np.where(observed, X, 0.0)
     c = X_observed.T @ Ez_tilde
     W_tilde = np.linalg.solve(A, c[:, :, np.newaxis])[:, :, 0]
-    sigma2 = (np.einsum("ij,ij->", X_observed, X_observed) - np.sum(W_tilde * c)) / mask.sum()
-    return W_tilde[:, k], W_tilde[:, :k], float(sigma2)
+    noise_variance = (
+        np.einsum("ij,ij->", X_observed, X_observed) - np.sum(W_tilde * c)
+    ) / mask.sum()
+    return W_tilde[:, k], W_tilde[:, :k], float(noise_variance)
 
 
 class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -318,7 +319,7 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         discarded). ``None`` means ``n_features - 1``. ``k`` must also be
         below the rank of the centred data, else ``σ² = 0`` and ``fit``
         raises.
-    method : {"auto", "closed_form", "em"}, default="auto"
+    solver : {"auto", "closed_form", "em"}, default="auto"
         ``"closed_form"``: eigendecomposition of ``S``. ``"em"``: the EM
         algorithm from a random start. ``"auto"``: the closed form, or EM when
         ``X`` has missing entries.
@@ -332,9 +333,10 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     max_iter : int, default=1000
         Largest number of EM iterations.
     tol : float, default=1e-6
-        EM stops when the log-likelihood rises by less than ``tol`` per
-        observed entry in one iteration.
-    random_state : None, int or numpy.random.Generator, default=None
+        EM stops when the log-likelihood changes by less than ``tol`` per
+        observed entry in one iteration; ``tol=0`` runs exactly ``max_iter``
+        iterations.
+    random_state : None, int, numpy.random.Generator or RandomState, default=None
         Seeds the random start of EM (``W`` with standard normal entries
         scaled to the data's variance).
 
@@ -344,7 +346,7 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         ``μ``: the sample mean, or its EM estimate with missing data.
     W_ : ndarray of shape (n_features, n_components_)
         Loadings ``W`` (orthogonal columns, rotation ``R = I``).
-    sigma2_ : float
+    noise_variance_ : float
         Noise variance ``σ²``.
     components_ : ndarray of shape (n_components_, n_features)
         Unit principal directions: the columns of ``W_`` normalised, as rows.
@@ -352,14 +354,18 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         ``λ_i = ‖w_i‖² + σ²``: the top eigenvalues of ``S`` (with the
         ``ddof`` denominator) for the closed form, their model estimate for EM.
     n_components_ : int
-    method_ : str
-        The method used (what ``"auto"`` chose).
+    solver_ : {"closed_form", "em"}
+        The solver used (what ``"auto"`` chose).
     n_iter_ : int
-        EM iterations (M-steps) made; 1 for the closed form.
-    log_likelihood_history_ : ndarray of shape (n_iter_ + 1,) or (1,)
+        EM iterations (M-steps) made; 0 for the closed form.
+    converged_ : bool
+        Whether EM met ``tol`` before ``max_iter``; True for the closed form.
+    log_likelihood_history_ : ndarray of shape (n_iter_ + 1,)
         Training log-likelihood (a sum over samples, eq. ``eq-ppca-loglik``)
-        before each EM iteration and at the end; never decreasing. With
-        ``ddof=1`` it is the same expression with the ``1/(n - 1)`` ``S``.
+        at the start and after each EM iteration, never decreasing; the one
+        value of the maximum for the closed form (eq. ``eq-ppca-ml-loglik``).
+        With ``ddof=1`` it is the same expression with the ``1/(n - 1)``
+        ``S``.
     n_samples_, n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Column names, when ``X`` was a DataFrame with string column names.
@@ -371,7 +377,7 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     >>> X = np.array([[2.0, 0.0, 0.0], [0.0, 1.0, 0.0], [-2.0, 0.0, 0.5],
     ...               [0.0, -1.0, -0.5]])
     >>> ppca = PPCA(n_components=1).fit(X)
-    >>> ppca.explained_variance_.round(3), round(ppca.sigma2_, 4)
+    >>> ppca.explained_variance_.round(3), round(ppca.noise_variance_, 4)
     (array([2.033]), 0.296)
     """
 
@@ -379,7 +385,7 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self,
         n_components=None,
         *,
-        method="auto",
+        solver="auto",
         ddof=0,
         allow_missing=False,
         max_iter=1000,
@@ -387,7 +393,7 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         random_state=None,
     ):
         self.n_components = n_components
-        self.method = method
+        self.solver = solver
         self.ddof = ddof
         self.allow_missing = allow_missing
         self.max_iter = max_iter
@@ -395,45 +401,63 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     def __sklearn_tags__(self):
+        """scikit-learn's tags: NaN is accepted when ``allow_missing``."""
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = bool(self.allow_missing)
         return tags
 
     # ----------------------------------------------------------------- fitting
     def fit(self, X, y=None):
-        """Fit ``μ``, ``W`` and ``σ²`` on ``X`` of shape (n_samples, n_features).
+        """Fit ``μ``, ``W`` and ``σ²`` by maximum likelihood.
 
-        ``y`` is ignored. Attributes are set only once everything has
-        succeeded, so a failed refit leaves a fitted estimator as it was.
+        Attributes are set only once everything has succeeded, so a failed
+        refit leaves a fitted estimator as it was.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, at least 2 samples and 2 features; NaN marks a
+            missing entry when ``allow_missing``.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : PPCA
         """
         self._check_parameters()
         X_checked = self._check_data(X, min_samples=2, min_features=2)
         n_samples, n_features = X_checked.shape
-        k = self._resolve_n_components(n_features)
+        # One direction must be left over to estimate the noise variance.
+        k = check_n_components(
+            self.n_components,
+            n_features - 1,
+            upper_name="n_features - 1 (one direction is left for the noise)",
+        )
         observed = ~np.isnan(X_checked) if self.allow_missing else None
         has_missing = observed is not None and not observed.all()
-        method = self._resolve_method(has_missing)
+        solver = self._resolve_solver(has_missing)
         if has_missing:
             self._check_missing_pattern(observed)
             fitted = self._fit_missing(X_checked, observed, k)
-        elif method == "closed_form":
+        elif solver == "closed_form":
             fitted = self._fit_closed_form(X_checked, k)
         else:
             fitted = self._fit_em(X_checked, k)
         U, W = canonical_loadings(fitted.pop("W"))
-        sigma2 = fitted["sigma2"]
+        noise_variance = fitted["noise_variance"]
         validate_data(self, X, reset=True, skip_check_array=True)
-        self.mean_, self.sigma2_ = fitted["mean"], sigma2
+        self.mean_, self.noise_variance_ = fitted["mean"], noise_variance
         self.W_, self.components_ = W, U.T
-        self.explained_variance_ = np.sum(W * W, axis=0) + sigma2
-        self.n_iter_ = fitted["n_iter"]
+        self.explained_variance_ = np.sum(W * W, axis=0) + noise_variance
+        self.n_iter_, self.converged_ = fitted["n_iter"], fitted["converged"]
         self.log_likelihood_history_ = np.asarray(fitted["history"])
-        self.method_, self.n_components_, self.n_samples_ = method, k, n_samples
+        self.solver_, self.n_components_, self.n_samples_ = solver, k, n_samples
         return self
 
     def _check_parameters(self):
         """Validate the constructor arguments (scikit-learn defers this to fit)."""
-        check_option(self.method, name="method", allowed=METHODS)
+        check_option(self.solver, name="solver", allowed=SOLVERS)
         if (
             isinstance(self.ddof, (bool, np.bool_))
             or not isinstance(self.ddof, Integral)
@@ -442,7 +466,7 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"ddof must be 0 or 1, got {self.ddof!r}.")
         check_bool(self.allow_missing, name="allow_missing")
         check_positive_int(self.max_iter, name="max_iter")
-        check_positive_float(self.tol, name="tol")
+        check_non_negative_float(self.tol, name="tol")
         as_generator(self.random_state)
 
     def _check_data(self, X, *, name="X", min_samples=1, min_features=1):
@@ -455,29 +479,14 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             allow_nan=self.allow_missing,
         )
 
-    def _resolve_n_components(self, n_features):
-        """``n_components`` as an int in ``[1, n_features - 1]``."""
-        if self.n_components is None:
-            return n_features - 1
-        if isinstance(self.n_components, (bool, np.bool_)) or not isinstance(
-            self.n_components, Integral
-        ):
-            raise TypeError(f"n_components must be an int or None, got {self.n_components!r}.")
-        if not 1 <= self.n_components <= n_features - 1:
-            raise ValueError(
-                f"n_components must be between 1 and n_features - 1 = {n_features - 1}; got "
-                f"{self.n_components}. PPCA needs at least one discarded direction to "
-                "estimate the noise variance sigma2."
-            )
-        return int(self.n_components)
-
-    def _resolve_method(self, has_missing):
+    def _resolve_solver(self, has_missing):
+        """The solver to use: what ``"auto"`` stands for, checked against the data."""
         if not has_missing:
-            return "closed_form" if self.method == "auto" else self.method
-        if self.method == "closed_form":
+            return "closed_form" if self.solver == "auto" else self.solver
+        if self.solver == "closed_form":
             raise ValueError(
-                "X has missing entries (NaN) but method='closed_form': the closed form "
-                "needs the full sample covariance. Use method='em' or 'auto'."
+                "X has missing entries (NaN) but solver='closed_form': the closed form "
+                "needs the full sample covariance. Use solver='em' or 'auto'."
             )
         if self.ddof != 0:
             raise ValueError(
@@ -505,11 +514,18 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         X_centered = X - mean
         self._check_rank_bound(X_centered, k)
         U, eigenvalues, trace = top_eigenpairs_of_covariance(X_centered, k, self.ddof)
-        sigma2 = ml_noise_variance(eigenvalues, trace, n_features)
-        self._check_noise_variance(sigma2, trace / n_features, k)
-        W = ml_loadings(U, eigenvalues, sigma2)
-        log_likelihood = ml_log_likelihood(eigenvalues, sigma2, n_samples, n_features)
-        return dict(mean=mean, W=W, sigma2=sigma2, n_iter=1, history=[log_likelihood])
+        noise_variance = ml_noise_variance(eigenvalues, trace, n_features)
+        self._check_noise_variance(noise_variance, trace / n_features, k)
+        W = ml_loadings(U, eigenvalues, noise_variance)
+        log_likelihood = ml_log_likelihood(eigenvalues, noise_variance, n_samples, n_features)
+        return dict(
+            mean=mean,
+            W=W,
+            noise_variance=noise_variance,
+            n_iter=0,
+            converged=True,
+            history=[log_likelihood],
+        )
 
     def _check_rank_bound(self, X_centered, k):
         """Refuse ``k ≥ n - 1``: then ``rank(X_c) ≤ n - 1 ≤ k`` and ``σ² = 0``.
@@ -523,16 +539,15 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             self._check_noise_variance(0.0, total / ((n_samples - self.ddof) * n_features), k)
 
     @staticmethod
-    def _check_noise_variance(sigma2, average_variance, k):
+    def _check_noise_variance(noise_variance, average_variance, k):
         """Refuse ``σ² = 0`` (numerically): the likelihood is then unbounded."""
         if average_variance == 0.0:
             raise ValueError(
-                "X has zero variance in every feature: all samples are equal, so PPCA "
-                "is undefined."
+                "X has zero variance in every feature: all samples are equal, so PPCA is undefined."
             )
-        if sigma2 <= 1e3 * EPS * average_variance:
+        if noise_variance <= 1e3 * EPS * average_variance:
             raise ValueError(
-                f"With n_components={k} the noise variance sigma2 is 0 (to rounding): the "
+                f"With n_components={k} the noise variance is 0 (to rounding): the "
                 "centred data lie in a subspace of dimension <= n_components, where the "
                 "likelihood is unbounded. Choose fewer components than the rank of the "
                 "centred data."
@@ -554,91 +569,128 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         squared_norm = float(np.einsum("ij,ij->", X_centered, X_centered))
         average_variance = squared_norm / (denominator * n_features)
         self._check_noise_variance(average_variance, average_variance, k)
-        W, sigma2 = self._random_start(n_features, k, average_variance)
+        W, noise_variance = self._random_start(n_features, k, average_variance)
         n_observed = X.size
 
         def iterate(state):
-            W, sigma2 = state
-            W_new, sigma2_new, log_likelihood = em_step(
-                X_centered, W, sigma2, denominator, squared_norm
+            W, noise_variance = state
+            W_new, noise_variance_new, log_likelihood = em_step(
+                X_centered, W, noise_variance, denominator, squared_norm
             )
-            self._check_noise_variance(sigma2_new, average_variance, k)
-            return (W_new, sigma2_new), log_likelihood
+            self._check_noise_variance(noise_variance_new, average_variance, k)
+            return (W_new, noise_variance_new), log_likelihood
 
-        (W, sigma2), n_iter, history = self._run_em(iterate, (W, sigma2), n_observed)
-        return dict(mean=mean, W=W, sigma2=sigma2, n_iter=n_iter, history=history)
+        (W, noise_variance), n_iter, converged, history = self._run_em(
+            iterate, (W, noise_variance), n_observed
+        )
+        return dict(
+            mean=mean,
+            W=W,
+            noise_variance=noise_variance,
+            n_iter=n_iter,
+            converged=converged,
+            history=history,
+        )
 
     def _fit_missing(self, X, observed, k):
-        """EM over the observed entries (eqs. ``eq-ppca-missing-estep``, ``eq-ppca-missing-mstep``)."""
+        """EM over the observed entries only.
+
+        Eqs. ``eq-ppca-missing-estep`` and ``eq-ppca-missing-mstep``.
+        """
         n_features = X.shape[1]
         mean = np.nanmean(X, axis=0)
         average_variance = float(np.nanmean((X - mean) ** 2))
         self._check_noise_variance(average_variance, average_variance, k)
-        W, sigma2 = self._random_start(n_features, k, average_variance)
+        W, noise_variance = self._random_start(n_features, k, average_variance)
 
         def iterate(state):
-            mean, W, sigma2 = state
-            Ez, cov_z, log_likelihood = missing_e_step(X, observed, mean, W, sigma2)
-            mean_new, W_new, sigma2_new = missing_m_step(X, observed, Ez, cov_z)
-            self._check_noise_variance(sigma2_new, average_variance, k)
-            return (mean_new, W_new, sigma2_new), float(log_likelihood.sum())
+            mean, W, noise_variance = state
+            Ez, cov_z, log_likelihood = missing_e_step(X, observed, mean, W, noise_variance)
+            mean_new, W_new, noise_variance_new = missing_m_step(X, observed, Ez, cov_z)
+            self._check_noise_variance(noise_variance_new, average_variance, k)
+            return (mean_new, W_new, noise_variance_new), float(log_likelihood.sum())
 
-        (mean, W, sigma2), n_iter, history = self._run_em(
-            iterate, (mean, W, sigma2), int(observed.sum())
+        (mean, W, noise_variance), n_iter, converged, history = self._run_em(
+            iterate, (mean, W, noise_variance), int(observed.sum())
         )
-        return dict(mean=mean, W=W, sigma2=sigma2, n_iter=n_iter, history=history)
+        return dict(
+            mean=mean,
+            W=W,
+            noise_variance=noise_variance,
+            n_iter=n_iter,
+            converged=converged,
+            history=history,
+        )
 
     def _run_em(self, iterate, state, n_observed):
         """Iterate ``state -> (next state, objective at state)`` until converged.
 
-        Stops when the objective rises by less than ``tol`` per observed
-        entry, or after ``max_iter`` steps with a ``ConvergenceWarning``. The
-        returned state is the last one whose objective is in the history. A
-        fall of the objective beyond rounding (impossible for exact EM; it
-        happens as ``σ² → 0``) raises ``ValueError``.
+        Stops when the objective changes by less than ``tol`` per observed
+        entry in one iteration (never for ``tol=0``), or after ``max_iter``
+        iterations with a ``ConvergenceWarning``. The returned state is the
+        last one whose objective is in the history, which therefore has
+        ``n_iter + 1`` entries. A fall of the objective beyond rounding
+        (impossible for exact EM; it happens as ``σ² → 0``) raises
+        ``ValueError``.
+
+        Returns
+        -------
+        state, n_iter, converged, history
         """
         history = []
         for n_iter in range(self.max_iter + 1):
             next_state, log_likelihood = iterate(state)
             history.append(log_likelihood)
-            fall = history[-2] - history[-1] if n_iter > 0 else 0.0
-            if fall > max(self.tol * n_observed, 1e3 * EPS * abs(history[0])):
-                raise ValueError(
-                    f"PPCA's EM log-likelihood fell by {fall:.3g} at iteration {n_iter}, which "
-                    "EM cannot do in exact arithmetic: rounding has taken over because the noise "
-                    "variance sigma2 is nearly 0 next to the data's variance, typically since "
-                    "n_components is at or above the rank of the data (the likelihood is then "
-                    "unbounded). Choose fewer components (or method='closed_form' for complete "
-                    "data)."
-                )
-            if n_iter > 0 and history[-1] - history[-2] < self.tol * n_observed:
-                return state, n_iter, history
+            if n_iter > 0:
+                change = history[-1] - history[-2]
+                if -change > max(self.tol * n_observed, 1e3 * EPS * abs(history[0])):
+                    raise ValueError(
+                        f"PPCA's EM log-likelihood fell by {-change:.3g} at iteration "
+                        f"{n_iter}, which EM cannot do in exact arithmetic: rounding has taken "
+                        "over because the noise variance is nearly 0 next to the data's "
+                        "variance, typically since n_components is at or above the rank of "
+                        "the data (the likelihood is then unbounded). Choose fewer components "
+                        "(or solver='closed_form' for complete data)."
+                    )
+                if abs(change) < self.tol * n_observed:
+                    return state, n_iter, True, history
             if n_iter == self.max_iter:
                 break
             state = next_state
-        warnings.warn(
-            f"PPCA's EM stopped after max_iter={self.max_iter} iterations before the "
-            f"log-likelihood converged (last rise {history[-1] - history[-2]:.3g}, "
-            f"tol x entries = {self.tol * n_observed:.3g}); increase max_iter or tol.",
-            ConvergenceWarning,
-            stacklevel=3,
+        convergence_warning(
+            "PPCA's EM",
+            self.max_iter,
+            f"the log-likelihood converged (last change {history[-1] - history[-2]:.3g}, "
+            f"tol x observed entries = {self.tol * n_observed:.3g})",
+            stacklevel=5,
         )
-        return state, self.max_iter, history
+        return state, self.max_iter, False, history
 
     # ------------------------------------------------------------- the model
     def get_covariance(self):
-        """Model covariance ``C = W Wᵀ + σ² I`` (eq. ``eq-ppca-marginal``), (d, d)."""
+        """Model covariance ``C = W Wᵀ + σ² I`` (eq. ``eq-ppca-marginal``).
+
+        Returns
+        -------
+        C : ndarray of shape (n_features_in_, n_features_in_)
+        """
         check_fitted(self, "W_")
-        return self.W_ @ self.W_.T + self.sigma2_ * np.eye(self.W_.shape[0])
+        return self.W_ @ self.W_.T + self.noise_variance_ * np.eye(self.W_.shape[0])
 
     def get_precision(self):
-        """``C⁻¹ = (I - W M⁻¹ Wᵀ) / σ²`` by the Woodbury identity, (d, d)."""
+        """Model precision ``C⁻¹ = (I - W M⁻¹ Wᵀ) / σ²``, by the Woodbury identity.
+
+        Returns
+        -------
+        precision : ndarray of shape (n_features_in_, n_features_in_)
+        """
         check_fitted(self, "W_")
-        M = posterior_matrix(self.W_, self.sigma2_)
+        M = posterior_matrix(self.W_, self.noise_variance_)
         W_Minv = scipy.linalg.solve(M, self.W_.T, assume_a="pos").T
-        return (np.eye(self.W_.shape[0]) - W_Minv @ self.W_.T) / self.sigma2_
+        return (np.eye(self.W_.shape[0]) - W_Minv @ self.W_.T) / self.noise_variance_
 
     def _check_new_data(self, X, name="X"):
+        """Validate new data against the fit; return it and its mask of observed entries."""
         check_fitted(self, "W_")
         X_checked = self._check_data(X, name=name)
         validate_data(self, X, reset=False, skip_check_array=True)
@@ -671,27 +723,46 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """
         X_checked, observed = self._check_new_data(X)
         if observed.all():
-            M = posterior_matrix(self.W_, self.sigma2_)
+            M = posterior_matrix(self.W_, self.noise_variance_)
             mean = scipy.linalg.solve(M, ((X_checked - self.mean_) @ self.W_).T, assume_a="pos").T
-            covariance = self.sigma2_ * scipy.linalg.inv(M)
+            covariance = self.noise_variance_ * scipy.linalg.inv(M)
             k = self.n_components_
             return mean, np.broadcast_to(covariance, (X_checked.shape[0], k, k))
-        mean, covariance, _ = missing_e_step(X_checked, observed, self.mean_, self.W_, self.sigma2_)
+        mean, covariance, _ = missing_e_step(
+            X_checked, observed, self.mean_, self.W_, self.noise_variance_
+        )
         return mean, covariance
 
     def transform(self, X):
-        """Posterior means ``E[z | x] = M⁻¹ Wᵀ (x - μ)``, shape (n_samples, n_components_).
+        """Posterior means ``E[z | x] = M⁻¹ Wᵀ (x - μ)`` (eq. ``eq-ppca-posterior``).
 
         They are shrunk towards 0 compared with PCA's scores; as ``σ² → 0``
         ``W M⁻¹ Wᵀ`` tends to the PCA projection (chapter 4).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features_in_)
+            NaN marks a missing entry when ``allow_missing``.
+
+        Returns
+        -------
+        Z : ndarray of shape (n_samples, n_components_)
         """
         return self.posterior(X)[0]
 
     def inverse_transform(self, Z):
-        """Mean of ``x`` given ``z``: ``Z Wᵀ + μ``, shape (n_samples, n_features_in_).
+        """Mean of ``x`` given ``z``: ``Z Wᵀ + μ``.
 
         ``inverse_transform(transform(X))`` is ``μ + W M⁻¹ Wᵀ (x - μ)``, which
         is not an orthogonal projection while ``σ² > 0``.
+
+        Parameters
+        ----------
+        Z : array-like of shape (n_samples, n_components_)
+
+        Returns
+        -------
+        X : ndarray of shape (n_samples, n_features_in_)
         """
         check_fitted(self, "W_")
         Z = as_float_matrix(Z, name="Z")
@@ -708,15 +779,33 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Rows with missing entries get the marginal likelihood of their observed
         coordinates, ``log N(x_O | μ_O, C_OO)``.
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features_in_)
+            NaN marks a missing entry when ``allow_missing``.
+
         Returns
         -------
         log_likelihood : ndarray of shape (n_samples,)
         """
         X_checked, observed = self._check_new_data(X)
-        return missing_e_step(X_checked, observed, self.mean_, self.W_, self.sigma2_)[2]
+        return missing_e_step(X_checked, observed, self.mean_, self.W_, self.noise_variance_)[2]
 
     def score(self, X, y=None):
-        """Average log-likelihood of the rows of ``X`` (as scikit-learn's ``PCA.score``)."""
+        """Average log-likelihood of the rows of ``X`` (as scikit-learn's ``PCA.score``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features_in_)
+            NaN marks a missing entry when ``allow_missing``.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        float
+            The mean of :meth:`score_samples`.
+        """
         return float(np.mean(self.score_samples(X)))
 
     def impute(self, X):
@@ -734,7 +823,7 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         X_checked, observed = self._check_new_data(X)
         # the E-step directly: posterior(X_checked) would re-validate the array
         # and warn that a DataFrame's feature names are missing
-        Ez = missing_e_step(X_checked, observed, self.mean_, self.W_, self.sigma2_)[0]
+        Ez = missing_e_step(X_checked, observed, self.mean_, self.W_, self.noise_variance_)[0]
         return np.where(observed, X_checked, Ez @ self.W_.T + self.mean_)
 
     def sample(self, n_samples=1, random_state=None):
@@ -743,7 +832,7 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Parameters
         ----------
         n_samples : int, default=1
-        random_state : None, int or numpy.random.Generator, default=None
+        random_state : None, int, numpy.random.Generator or RandomState, default=None
 
         Returns
         -------
@@ -753,7 +842,7 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         check_positive_int(n_samples, name="n_samples")
         rng = as_generator(random_state)
         z = rng.standard_normal((n_samples, self.n_components_))
-        noise = rng.standard_normal((n_samples, self.W_.shape[0])) * np.sqrt(self.sigma2_)
+        noise = rng.standard_normal((n_samples, self.W_.shape[0])) * np.sqrt(self.noise_variance_)
         return z @ self.W_.T + self.mean_ + noise
 
     @property

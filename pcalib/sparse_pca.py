@@ -395,7 +395,18 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         )
 
     def transform(self, X):
-        """Scores ``(X - mean_) / scale_ @ components_.T``, shape (n_samples, k)."""
+        """Project ``X`` on the sparse loadings: ``(X - mean_) / scale_ @ components_.T``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        Z : ndarray of shape (n_samples, n_components_)
+            The scores. The sparse loadings are not orthogonal in general, so
+            these are projections, not the least-squares coordinates.
+        """
         check_fitted(self, "components_")
         if self.mean_ is None:
             raise ValueError(

@@ -1,24 +1,61 @@
-"""Shared helper for running scikit-learn's estimator checks on pcalib."""
+"""Filters for scikit-learn's ``parametrize_with_checks``, each with its reason."""
 
 import pytest
 
 
+def _check_name(value):
+    """The check's function name in a ``(estimator, check)`` tuple or a ``pytest.param``."""
+    check = (value if isinstance(value, tuple) else value.values)[1]
+    return getattr(check, "func", check).__name__
+
+
+def _estimator(value):
+    return (value if isinstance(value, tuple) else value.values)[0]
+
+
+def without_checks(marker, name, where=lambda estimator: True):
+    """Drop the check ``name`` from a ``parametrize_with_checks`` marker for estimators ``where``.
+
+    Asserts that something was dropped, so that a renamed check does not leave
+    a filter that silently filters nothing.
+    """
+    argnames, argvalues = marker.mark.args
+    argvalues = list(argvalues)
+    kept = [v for v in argvalues if not (_check_name(v) == name and where(_estimator(v)))]
+    assert len(kept) < len(argvalues), f"{name} was not found"
+    return pytest.mark.parametrize(argnames, kept, **marker.mark.kwargs)
+
+
 def without_array_api_check(marker):
-    """Drop ``check_array_api_input`` from a ``parametrize_with_checks`` marker.
+    """Drop ``check_array_api_input``.
 
     scikit-learn skips that check unless the environment variable
     SCIPY_ARRAY_API is set. pcalib computes with NumPy only and does not
     dispatch on the array API, so the check is out of scope; filtering it out
     by name keeps the suite free of skips.
     """
-    argnames, argvalues = marker.mark.args
-    argvalues = list(argvalues)
+    return without_checks(marker, "check_array_api_input")
 
-    def check_name(value):
-        # a plain (estimator, check) tuple, or a pytest.param wrapping one
-        check = (value if isinstance(value, tuple) else value.values)[1]
-        return getattr(check, "func", check).__name__
 
-    kept = [value for value in argvalues if check_name(value) != "check_array_api_input"]
-    assert len(kept) < len(argvalues), "check_array_api_input was not found"
-    return pytest.mark.parametrize(argnames, kept, **marker.mark.kwargs)
+DIRECT_SOLVERS = {
+    "PCA": ("svd_solver", ("auto", "full", "covariance_eigh", "gram")),
+    "PPCA": ("solver", ("auto", "closed_form")),
+}
+
+
+def is_direct(estimator):
+    """Whether ``estimator`` is fitted by a direct solver on the checks' complete data."""
+    parameter, direct = DIRECT_SOLVERS.get(type(estimator).__name__, (None, ()))
+    return parameter is not None and getattr(estimator, parameter) in direct
+
+
+def without_n_iter_check_of_direct_solvers(marker):
+    """Drop ``check_transformer_n_iter`` for the configurations fitted by a direct solver.
+
+    That check asks every estimator with ``max_iter`` for ``n_iter_ >= 1``,
+    while a direct solver (PCA's SVD and eigendecompositions, PPCA's closed
+    form) reports ``n_iter_ = 0`` in pcalib (CONTRIBUTING.md, rule 4), which
+    tests/test_vocabulary.py checks. The iterative configurations keep the
+    check.
+    """
+    return without_checks(marker, "check_transformer_n_iter", is_direct)

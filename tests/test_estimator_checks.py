@@ -4,11 +4,13 @@ Each estimator is checked in every configuration that runs different code
 (solvers, approximations, missing data, losses).
 
 ``check_array_api_input`` is left out: pcalib computes with NumPy only (see
-:func:`estimator_checks.without_array_api_check`).
+:func:`estimator_checks.without_array_api_check`), and so is
+``check_transformer_n_iter`` for direct solvers, which report ``n_iter_ = 0``
+(see :func:`estimator_checks.without_n_iter_check_of_direct_solvers`).
 """
 
 import pytest
-from estimator_checks import without_array_api_check
+from estimator_checks import without_array_api_check, without_n_iter_check_of_direct_solvers
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from pcalib import NMF, PCA, PPCA, ElasticNetSPCA, KernelPCA, RobustPCA
@@ -59,6 +61,8 @@ def test_every_estimator_is_checked():
 # penalties; the warning saying so is the documented behaviour (tested in
 # test_sparse_pca.py), not a failure of the check.
 @pytest.mark.filterwarnings("ignore:component\\(s\\) .* have no non-zero loading:UserWarning")
-@without_array_api_check(parametrize_with_checks(CONFIGURATIONS))
+@without_n_iter_check_of_direct_solvers(
+    without_array_api_check(parametrize_with_checks(CONFIGURATIONS))
+)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
