@@ -4,7 +4,7 @@ Modules mirror the chapters of the book:
 
 * :mod:`pcalib.pca` – chapter 1, the :class:`PCA` estimator;
 * :mod:`pcalib.factorization` – chapter 1, PCA as a matrix factorisation
-  ``X ≈ Z W`` solved by alternating least squares and gradient descent;
+  ``X ≈ Z Wᵀ`` solved by alternating least squares and gradient descent;
 * :mod:`pcalib.high_dim` – chapter 2, solvers for wide data and for the top k;
 * :mod:`pcalib.out_of_core` – chapter 2, PCA of Dask arrays (optional Dask);
 * :mod:`pcalib.kernels` – chapter 3, kernel functions;

@@ -79,6 +79,18 @@ def top_eigh(A, k, *, clip=True):
     return np.ascontiguousarray(eigenvalues), np.ascontiguousarray(eigenvectors)
 
 
+def resolve_iterated_power(iterated_power, n_components, shape):
+    """The number ``q`` of power iterations that ``iterated_power`` stands for.
+
+    ``"auto"`` takes 7 when ``k < 0.1 min(n, d)`` and 4 otherwise, the rule of
+    scikit-learn's ``randomized_svd``, so that the two can be compared like
+    for like; an int is returned as it is.
+    """
+    if iterated_power == "auto":
+        return 7 if n_components < 0.1 * min(shape) else 4
+    return iterated_power
+
+
 def randomized_svd(M, k, *, n_oversamples=10, iterated_power="auto", random_state=None):
     """Top-``k`` singular triplets of ``M`` by a randomized range finder (eq. ``eq-hd-randomized``).
 
@@ -101,9 +113,7 @@ def randomized_svd(M, k, *, n_oversamples=10, iterated_power="auto", random_stat
     n_oversamples : int, default=10
         Extra random directions ``p``; the error bound improves quickly with ``p``.
     iterated_power : int or "auto", default="auto"
-        Number ``q`` of power iterations; ``"auto"`` takes 7 when
-        ``k < 0.1 min(n, d)`` and 4 otherwise (the rule of scikit-learn's
-        ``randomized_svd``, so that the two can be compared like for like).
+        Number ``q`` of power iterations (:func:`resolve_iterated_power`).
     random_state : None, int, numpy.random.Generator or RandomState
         Seed of ``Ω``.
 
@@ -115,8 +125,7 @@ def randomized_svd(M, k, *, n_oversamples=10, iterated_power="auto", random_stat
         Signs as the SVD returns them.
     """
     n, d = M.shape
-    if iterated_power == "auto":
-        iterated_power = 7 if k < 0.1 * min(n, d) else 4
+    iterated_power = resolve_iterated_power(iterated_power, k, M.shape)
     n_columns = min(k + n_oversamples, n, d)
     Omega = as_generator(random_state).standard_normal((d, n_columns))
     Q, _ = np.linalg.qr(M @ Omega)

@@ -88,7 +88,7 @@ def as_float_matrix(X, *, name="X", min_samples=1, min_features=1, allow_nan=Fal
 
 
 # Largest sum of squared entries accepted. pcalib squares the data (variances,
-# covariance matrix, the objective ‖X - Z W‖²_F), so larger values would
+# covariance matrix, the objective ‖X - Z Wᵀ‖²_F), so larger values would
 # overflow float64 to inf and then NaN; the factor 2**-20 leaves room for the
 # intermediate products (e.g. a random start of the factorisations).
 MAX_SUM_OF_SQUARES = np.finfo(np.float64).max * 2.0**-20

@@ -117,9 +117,9 @@ def make_spectrum(n_samples, n_features, variances, *, random_state=None):
 def make_low_rank(n_samples, n_features, rank, *, noise=0.1, random_state=None):
     """Rank-``rank`` signal plus isotropic Gaussian noise.
 
-    ``X = Z W + noise · E`` with ``Z`` (n_samples × rank) and ``E`` standard
-    normal and ``W`` (rank × n_features) with orthonormal rows scaled so that
-    the signal variances are ``rank, rank - 1, …, 1`` (well separated).
+    ``X = Z Wᵀ + noise · E`` with ``E`` standard normal, ``W`` (n_features ×
+    rank) with orthonormal columns, and ``Z`` (n_samples × rank) Gaussian with
+    the variances ``rank, rank - 1, …, 1`` (well separated) for the signal.
 
     Parameters
     ----------
@@ -132,8 +132,8 @@ def make_low_rank(n_samples, n_features, rank, *, noise=0.1, random_state=None):
     Returns
     -------
     X : ndarray of shape (n_samples, n_features)
-    W : ndarray of shape (rank, n_features)
-        Orthonormal rows spanning the true signal subspace.
+    W : ndarray of shape (n_features, rank)
+        Orthonormal columns spanning the true signal subspace.
     """
     n_samples = check_positive_int(n_samples, name="n_samples")
     n_features = check_positive_int(n_features, name="n_features")
@@ -147,9 +147,8 @@ def make_low_rank(n_samples, n_features, rank, *, noise=0.1, random_state=None):
         check_positive_float(noise, name="noise")
     rng = as_generator(random_state)
     W, _ = np.linalg.qr(rng.standard_normal((n_features, rank)))
-    W = W.T
     Z = rng.standard_normal((n_samples, rank)) * np.sqrt(np.arange(rank, 0, -1))
-    X = Z @ W + noise * rng.standard_normal((n_samples, n_features))
+    X = Z @ W.T + noise * rng.standard_normal((n_samples, n_features))
     return X, W
 
 

@@ -77,8 +77,9 @@ def check_factorization_args(X, n_components, max_iter, tol, random_state):
     return X, k, as_generator(random_state)
 
 
-def random_factors(rng, X, k):
-    """Random Gaussian ``Z`` (n × k) and ``W`` (d × k) scaled so that ``Z Wᵀ`` has the size of ``X``."""
+def random_factors(random_state, X, k):
+    """Random Gaussian ``Z`` (n × k) and ``W`` (d × k) with ``Z Wᵀ`` about as large as ``X``."""
+    rng = as_generator(random_state)
     n_samples, n_features = X.shape
     scale = np.sqrt(np.linalg.norm(X) / np.sqrt(n_samples * n_features))
     Z = rng.standard_normal((n_samples, k)) * scale
@@ -86,11 +87,29 @@ def random_factors(rng, X, k):
     return Z, W
 
 
-def factorization_result(Z, W, history, n_iter, converged, *, name, criterion, offset=None):
-    """Warn when the solver ``name`` stopped before ``criterion``; pack the result."""
+def factorization_result(Z, W, history, converged, *, name, criterion, offset=None):
+    """Warn when the solver ``name`` stopped before ``criterion``; pack the result.
+
+    ``history`` holds the objective at the start and after each iteration, so
+    the number of iterations is one less than its length.
+    """
+    n_iter = len(history) - 1
     if not converged:
         convergence_warning(name, n_iter, criterion, stacklevel=4)
     return FactorizationResult(Z, W, np.asarray(history, dtype=float), n_iter, converged, offset)
+
+
+def small_decrease(history, tol):
+    """Whether the last iteration lowered the objective by less than ``tol`` times its start.
+
+    Used by the factorisations of chapters 6 and 7.
+
+    An objective of 0 cannot be lowered and counts as converged. The test is
+    strict and never holds for ``tol=0``, which therefore runs exactly
+    ``max_iter`` iterations, even where rounding makes the objective rise by
+    an ulp.
+    """
+    return tol > 0 and (history[-2] - history[-1] < tol * history[0] or history[-1] <= 0)
 
 
 def reconstruction_error(X, Z, W):
@@ -99,22 +118,30 @@ def reconstruction_error(X, Z, W):
     return float(np.einsum("ij,ij->", residual, residual))
 
 
-def _has_converged(objective, tol, floor):
-    """Relative change of the objective in the last sweep below ``tol``.
+def _has_converged(objective_history, tol, floor):
+    """Whether the relative decrease of the objective in the last sweep is below ``tol``.
 
     ``floor`` is the rounding level of the objective,
-    ``(max(n, d) · eps)² · ‖X‖²_F``: an error below it is an exact fit
-    (k ≥ rank of X), where relative changes are only noise.
+    ``(max(n, d) · eps)² · ‖X‖²_F``: an error at or below it is an exact fit
+    (k ≥ rank of X), where relative changes are only noise, so the solver
+    stops there too. ``tol=0`` never stops: the solver runs ``max_iter`` sweeps.
     """
-    previous, current = objective[-2], objective[-1]
-    return current <= floor or abs(previous - current) <= tol * previous
+    if tol == 0.0:
+        return False
+    previous, current = objective_history[-2], objective_history[-1]
+    return current <= floor or abs(previous - current) < tol * previous
+
+
+def _rounding_floor(X):
+    """``(max(n, d) · eps)² · ‖X‖²_F``, the rounding level of ``‖X - Z Wᵀ‖²_F``."""
+    return (max(X.shape) * np.finfo(np.float64).eps) ** 2 * np.einsum("ij,ij->", X, X)
 
 
 def pca_als(X, n_components, *, max_iter=1000, tol=1e-12, random_state=None):
-    """Alternating least squares for ``min ‖X - Z W‖²_F`` (eq. ``eq-pca-als``).
+    """Alternating least squares for ``min ‖X - Z Wᵀ‖²_F`` (eq. ``eq-pca-als``).
 
     Each half-step solves a linear least-squares problem exactly:
-    ``Z ← X Wᵀ (W Wᵀ)⁻¹`` then ``W ← (Zᵀ Z)⁻¹ Zᵀ X``, so the objective never
+    ``Z ← X W (Wᵀ W)⁻¹`` then ``W ← Xᵀ Z (Zᵀ Z)⁻¹``, so the objective never
     increases. The solves use ``numpy.linalg.lstsq`` so that a rank-deficient
     ``X`` (rank below ``k``) gives the minimum-norm solution instead of an
     error.
@@ -123,93 +150,116 @@ def pca_als(X, n_components, *, max_iter=1000, tol=1e-12, random_state=None):
     ----------
     X : array-like of shape (n_samples, n_features)
         Data; centre it first to obtain PCA.
-    n_components : int
-        Rank ``k`` of the factorisation, ``1 ≤ k ≤ min(n_samples, n_features)``.
+    n_components : int or None
+        Rank ``k`` of the factorisation, ``1 ≤ k ≤ min(n_samples, n_features)``;
+        ``None`` takes ``min(n_samples, n_features)``.
     max_iter : int, default=1000
         Maximum number of (Z, W) sweeps.
     tol : float, default=1e-12
-        Stop when the relative decrease of the objective in one sweep is below.
-    random_state : None, int or numpy.random.Generator
+        Stop when the relative decrease of the objective in one sweep is below
+        ``tol``; ``tol=0`` runs exactly ``max_iter`` sweeps.
+    random_state : None, int, numpy.random.Generator or RandomState
         Seed of the random initialisation.
 
     Returns
     -------
     FactorizationResult
+        ``Z`` (n_samples, k), ``W`` (n_features, k) and the objective
+        ``‖X - Z Wᵀ‖²_F`` at the start and after every sweep.
     """
-    X, k, rng = _validate_factorization_args(X, n_components, max_iter, tol, random_state)
-    Z, W = _random_init(rng, *X.shape, k, X)
-    objective = [reconstruction_error(X, Z, W)]
-    floor = (max(X.shape) * np.finfo(np.float64).eps) ** 2 * np.einsum("ij,ij->", X, X)
+    X, k, rng = check_factorization_args(X, n_components, max_iter, tol, random_state)
+    Z, W = random_factors(rng, X, k)
+    objective_history = [reconstruction_error(X, Z, W)]
+    floor = _rounding_floor(X)
     converged = False
-    for n_iter in range(1, max_iter + 1):
-        Z = np.linalg.lstsq(W.T, X.T, rcond=None)[0].T
-        W = np.linalg.lstsq(Z, X, rcond=None)[0]
-        objective.append(reconstruction_error(X, Z, W))
-        if _has_converged(objective, tol, floor):
+    for _ in range(max_iter):
+        Z = np.linalg.lstsq(W, X.T, rcond=None)[0].T
+        W = np.linalg.lstsq(Z, X, rcond=None)[0].T
+        objective_history.append(reconstruction_error(X, Z, W))
+        if _has_converged(objective_history, tol, floor):
             converged = True
             break
-    return _finish(Z, W, objective, n_iter, converged, "pca_als")
+    return factorization_result(
+        Z, W, objective_history, converged, name="pca_als", criterion=_criterion(tol)
+    )
 
 
 def pca_gradient_descent(
     X, n_components, *, learning_rate="auto", max_iter=20000, tol=1e-12, random_state=None
 ):
-    """Block gradient descent for ``min ‖X - Z W‖²_F`` (eq. ``eq-pca-gd``).
+    """Block gradient descent for ``min ‖X - Z Wᵀ‖²_F`` (eq. ``eq-pca-gd``).
 
     Alternates one gradient step in ``Z`` and one in ``W``:
-    ``Z ← Z + 2 η_Z (X - Z W) Wᵀ`` then ``W ← W + 2 η_W Zᵀ (X - Z W)``, since
-    the gradients are ``∇_Z f = -2 (X - Z W) Wᵀ`` and ``∇_W f = -2 Zᵀ (X - Z W)``.
+    ``Z ← Z + 2 η_Z (X - Z Wᵀ) W`` then ``W ← W + 2 η_W (X - Z Wᵀ)ᵀ Z``, since
+    the gradients are ``∇_Z f = -2 (X - Z Wᵀ) W`` and
+    ``∇_W f = -2 (X - Z Wᵀ)ᵀ Z``.
 
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
         Data; centre it first to obtain PCA.
-    n_components : int
-        Rank ``k`` of the factorisation.
+    n_components : int or None
+        Rank ``k`` of the factorisation, ``1 ≤ k ≤ min(n_samples, n_features)``;
+        ``None`` takes ``min(n_samples, n_features)``.
     learning_rate : "auto" or float, default="auto"
         ``"auto"`` takes the step ``1 / L`` of each block, with
-        ``L = 2 ‖W Wᵀ‖₂`` (resp. ``2 ‖Zᵀ Z‖₂``) the Lipschitz constant of
+        ``L = 2 ‖Wᵀ W‖₂`` (resp. ``2 ‖Zᵀ Z‖₂``) the Lipschitz constant of
         that block's gradient, which guarantees a monotone decrease. A float
         is used as a fixed step for both blocks (too large a value diverges,
         which is reported as an error, not returned as NaN).
     max_iter : int, default=20000
         Maximum number of (Z, W) sweeps.
     tol : float, default=1e-12
-        Stop when the relative decrease of the objective in one sweep is below.
-    random_state : None, int or numpy.random.Generator
+        Stop when the relative decrease of the objective in one sweep is below
+        ``tol``; ``tol=0`` runs exactly ``max_iter`` sweeps.
+    random_state : None, int, numpy.random.Generator or RandomState
         Seed of the random initialisation.
 
     Returns
     -------
     FactorizationResult
+        ``Z`` (n_samples, k), ``W`` (n_features, k) and the objective
+        ``‖X - Z Wᵀ‖²_F`` at the start and after every sweep.
     """
-    X, k, rng = _validate_factorization_args(X, n_components, max_iter, tol, random_state)
+    X, k, rng = check_factorization_args(X, n_components, max_iter, tol, random_state)
     if isinstance(learning_rate, str):
         check_option(learning_rate, name="learning_rate", allowed=("auto",))
     else:
         check_positive_float(learning_rate, name="learning_rate")
-    Z, W = _random_init(rng, *X.shape, k, X)
-    objective = [reconstruction_error(X, Z, W)]
-    floor = (max(X.shape) * np.finfo(np.float64).eps) ** 2 * np.einsum("ij,ij->", X, X)
+    Z, W = random_factors(rng, X, k)
+    objective_history = [reconstruction_error(X, Z, W)]
+    floor = _rounding_floor(X)
     converged = False
     for n_iter in range(1, max_iter + 1):
         # A diverging fixed step overflows to inf/NaN; that is detected below
         # and reported as a ValueError, without RuntimeWarnings before it.
         with np.errstate(over="ignore", invalid="ignore"):
-            step_Z = _step(learning_rate, W @ W.T)
-            Z = Z + 2 * step_Z * (X - Z @ W) @ W.T
+            step_Z = _step(learning_rate, W.T @ W)
+            Z = Z + 2 * step_Z * (X - Z @ W.T) @ W
             step_W = _step(learning_rate, Z.T @ Z)
-            W = W + 2 * step_W * Z.T @ (X - Z @ W)
-            objective.append(reconstruction_error(X, Z, W))
-        if not np.isfinite(objective[-1]):
+            W = W + 2 * step_W * (X - Z @ W.T).T @ Z
+            objective_history.append(reconstruction_error(X, Z, W))
+        if not np.isfinite(objective_history[-1]):
             raise ValueError(
                 f"gradient descent diverged at iteration {n_iter} with "
                 f"learning_rate={learning_rate}; use a smaller step or 'auto'."
             )
-        if _has_converged(objective, tol, floor):
+        if _has_converged(objective_history, tol, floor):
             converged = True
             break
-    return _finish(Z, W, objective, n_iter, converged, "pca_gradient_descent")
+    return factorization_result(
+        Z,
+        W,
+        objective_history,
+        converged,
+        name="pca_gradient_descent",
+        criterion=_criterion(tol),
+    )
+
+
+def _criterion(tol):
+    """The stopping rule of both solvers, for the ``ConvergenceWarning``."""
+    return f"the relative decrease of the objective fell below tol={tol:g}"
 
 
 def _step(learning_rate, gram):

@@ -9,8 +9,9 @@ avoid the ``d × d`` covariance matrix or compute only the top ``k`` axes:
 * :func:`subspace_iteration`: the block power method for the top ``k`` axes,
   whose convergence is governed by the eigengap ``λ_{k+1} / λ_k``
   (eq. ``eq-hd-subspace``);
-* :func:`randomized_svd`: a randomized range finder with oversampling and power
-  iterations, followed by the SVD of a small matrix (eq. ``eq-hd-randomized``).
+* :func:`principal_axes_randomized`: the randomized range finder of
+  :func:`pcalib._linalg.randomized_svd`, with oversampling and power
+  iterations (eq. ``eq-hd-randomized``).
 
 Every function returns ``components`` (k × d, orthonormal rows, pcalib's sign
 convention) and ``singular_values`` (k,) of ``X_c``, the quantities
@@ -18,14 +19,17 @@ convention) and ``singular_values`` (k,) of ``X_c``, the quantities
 use any of them.
 """
 
-import warnings
-
 import numpy as np
 import scipy.linalg
-from sklearn.exceptions import ConvergenceWarning
 
-from ._linalg import flip_signs
-from ._validation import as_generator
+from ._linalg import (
+    flip_signs,
+    numerical_rank,
+    randomized_svd,
+    resolve_iterated_power,
+    top_eigh,
+)
+from ._validation import as_generator, convergence_warning
 
 EPS = np.finfo(np.float64).eps
 
@@ -52,12 +56,7 @@ def principal_axes_gram(X_centered, n_components):
     components : ndarray of shape (k, n_features)
     singular_values : ndarray of shape (k,), in decreasing order
     """
-    n_samples, n_features = X_centered.shape
-    G = X_centered @ X_centered.T
-    eigenvalues, V = scipy.linalg.eigh(
-        G, subset_by_index=[n_samples - n_components, n_samples - 1], check_finite=False
-    )
-    eigenvalues, V = np.clip(eigenvalues[::-1], 0.0, None), V[:, ::-1]
+    eigenvalues, V = top_eigh(X_centered @ X_centered.T, n_components)
     singular_values = np.sqrt(eigenvalues)
     rank = numerical_rank(eigenvalues, X_centered.shape)
     axes = (X_centered.T @ V[:, :rank]) / singular_values[:rank]
@@ -66,19 +65,6 @@ def principal_axes_gram(X_centered, n_components):
         singular_values[rank:] = 0.0
     components, _ = flip_signs(axes.T)
     return components, singular_values
-
-
-def numerical_rank(eigenvalues, shape):
-    """Number of eigenvalues above the rounding level ``max(shape) · eps · λ_1``.
-
-    ``eigenvalues`` are those of a Gram or covariance matrix, in decreasing
-    order: their rounding error is ``eps · λ_1``, so a null eigenvalue comes
-    out as about ``1e-16 λ_1`` and its square root as about ``1e-8 √λ_1``.
-    """
-    if eigenvalues.size == 0 or eigenvalues[0] == 0.0:
-        return 0
-    threshold = max(shape) * np.finfo(np.float64).eps * eigenvalues[0]
-    return int(np.count_nonzero(eigenvalues > threshold))
 
 
 def orthonormal_completion(basis, n_vectors):
@@ -106,9 +92,7 @@ def orthonormal_completion(basis, n_vectors):
     return completion
 
 
-def subspace_iteration(
-    X_centered, n_components, *, max_iter=1000, tol=1e-10, random_state=None
-):
+def subspace_iteration(X_centered, n_components, *, max_iter=1000, tol=1e-10, random_state=None):
     """Top-``k`` principal axes by subspace (block power) iteration (eq. ``eq-hd-subspace``).
 
     Repeats ``Q ← qr(X_cᵀ (X_c Q))``, a power step with the covariance up to
@@ -117,110 +101,127 @@ def subspace_iteration(
     ``λ_{k+1} / λ_k`` per step. A Rayleigh–Ritz step (SVD of ``X_c Q``) then
     gives the axes and singular values within the subspace.
 
+    The objective recorded is the variance captured by the subspace,
+    ``‖X_c Q‖²_F / (n - 1)``, the trace of ``Qᵀ C Q``: it grows towards
+    ``λ_1 + … + λ_k`` (theorem ``thm-pca-max-variance`` of chapter 1). It
+    costs nothing extra, since every step forms ``X_c Q`` anyway.
+
     Parameters
     ----------
     X_centered : ndarray of shape (n_samples, n_features)
+        Centred (and possibly scaled) data.
     n_components : int
+        Number ``k ≤ min(n_samples, n_features)`` of axes.
     max_iter : int, default=1000
         Maximum number of power steps.
     tol : float, default=1e-10
         Stop when the sine of the largest angle between two successive
-        subspaces, ``‖Q_new - Q Qᵀ Q_new‖₂``, falls below ``tol``.
-    random_state : None, int or numpy.random.Generator
+        subspaces, ``‖Q_new - Q Qᵀ Q_new‖₂``, is below ``tol``; ``tol=0``
+        runs exactly ``max_iter`` steps.
+    random_state : None, int, numpy.random.Generator or RandomState
         Seed of the random start.
 
     Returns
     -------
     components : ndarray of shape (k, n_features)
-    singular_values : ndarray of shape (k,)
-    n_iter : int
-        Number of power steps performed.
+    singular_values : ndarray of shape (k,), in decreasing order
+    objective_history : ndarray of shape (n_iter + 1,)
+        The variance captured by the random start and after each power step;
+        ``n_iter`` is the number of steps performed.
+    converged : bool
+        Whether the stopping rule was met within ``max_iter`` steps (if not,
+        a ``ConvergenceWarning`` is emitted).
     """
+    n_samples, n_features = X_centered.shape
     rng = as_generator(random_state)
-    Q, _ = np.linalg.qr(rng.standard_normal((X_centered.shape[1], n_components)))
+    Q, _ = np.linalg.qr(rng.standard_normal((n_features, n_components)))
+    XQ = X_centered @ Q
+    objective_history = [captured_variance(XQ, n_samples)]
     converged = False
-    for n_iter in range(1, max_iter + 1):
-        Q_new, R = np.linalg.qr(X_centered.T @ (X_centered @ Q))
+    for _ in range(max_iter):
+        Q_new, R = np.linalg.qr(X_centered.T @ XQ)
         # Columns with a null R_jj (k above the rank of X_c) are rounding noise
         # that changes at every step: leave them out of the stopping test.
         signal = np.abs(np.diag(R)) > max(X_centered.shape) * EPS * np.abs(R).max()
         change = np.linalg.norm(Q_new[:, signal] - Q @ (Q.T @ Q_new[:, signal]), 2)
         Q = Q_new
+        XQ = X_centered @ Q
+        objective_history.append(captured_variance(XQ, n_samples))
         if change < tol:
             converged = True
             break
     if not converged:
-        warnings.warn(
-            f"subspace iteration stopped after max_iter={max_iter} steps with a "
-            f"subspace change of {change:.1e} > tol={tol:g}: the eigengap "
-            "lambda_(k+1) / lambda_k is close to 1. Increase max_iter or use "
-            "solver='svd'.",
-            ConvergenceWarning,
-            stacklevel=2,
-        )
-    components, singular_values = rayleigh_ritz(X_centered, Q)
-    return components, singular_values, n_iter
+        criterion = f"the change of subspace fell below tol={tol:g}"
+        convergence_warning("subspace_iteration", max_iter, criterion)
+    components, singular_values = rayleigh_ritz(XQ, Q)
+    return components, singular_values, np.array(objective_history), converged
 
 
-def rayleigh_ritz(X_centered, Q):
+def captured_variance(XQ, n_samples):
+    """``‖X_c Q‖²_F / (n - 1)``: the variance of the data within the span of ``Q``."""
+    return float(np.einsum("ij,ij->", XQ, XQ)) / (n_samples - 1)
+
+
+def rayleigh_ritz(XQ, Q):
     """Best axes within the span of the orthonormal columns of ``Q`` (d × l).
 
-    The SVD ``X_c Q = U S Wᵀ`` gives the axes ``(Q W)ᵀ`` and their singular
+    The SVD ``X_c Q = U S Pᵀ`` gives the axes ``(Q P)ᵀ`` and their singular
     values ``S``: PCA of the data restricted to the subspace.
+
+    Parameters
+    ----------
+    XQ : ndarray of shape (n_samples, l)
+        The product ``X_c Q``.
+    Q : ndarray of shape (n_features, l)
+        Orthonormal columns.
+
+    Returns
+    -------
+    components : ndarray of shape (l, n_features)
+    singular_values : ndarray of shape (l,), in decreasing order
     """
-    _, singular_values, Wt = scipy.linalg.svd(
-        X_centered @ Q, full_matrices=False, check_finite=False
-    )
-    components, _ = flip_signs(Wt @ Q.T)
+    _, singular_values, Pt = scipy.linalg.svd(XQ, full_matrices=False, check_finite=False)
+    components, _ = flip_signs(Pt @ Q.T)
     return components, singular_values
 
 
-def randomized_svd(
-    X_centered, n_components, *, n_oversamples=10, n_power_iterations="auto", random_state=None
+def principal_axes_randomized(
+    X_centered, n_components, *, n_oversamples=10, iterated_power="auto", random_state=None
 ):
     """Top-``k`` principal axes by a randomized range finder (eq. ``eq-hd-randomized``).
 
-    1. Draw a Gaussian test matrix ``Ω`` (d × l) with ``l = k + n_oversamples``
-       and form ``Y = X_c Ω``: its columns are random mixtures of the columns
-       of ``X_c``, dominated by the top singular directions.
-    2. Sharpen with ``q`` power iterations, ``Y ← X_c (X_cᵀ Y)``,
-       re-orthonormalising after each product (without it, the small singular
-       values drown in rounding); each iteration raises the decay of the
-       spectrum seen by the range finder to a higher power.
-    3. ``Q = qr(Y)`` spans (approximately) the top of the range of ``X_c``, and
-       the Rayleigh–Ritz step on ``B = Qᵀ X_c`` (l × d) gives the axes.
+    :func:`pcalib._linalg.randomized_svd` finds an orthonormal ``Q`` whose
+    span captures the top of the range of ``X_c`` (algorithm
+    ``alg-hd-randomized``); the SVD of ``Qᵀ X_c`` gives the right singular
+    vectors, the principal axes, to which pcalib's sign convention is applied.
 
     Parameters
     ----------
     X_centered : ndarray of shape (n_samples, n_features)
+        Centred (and possibly scaled) data.
     n_components : int
+        Number ``k ≤ min(n_samples, n_features)`` of axes.
     n_oversamples : int, default=10
         Extra random directions ``p``; the error bound improves quickly with ``p``.
-    n_power_iterations : int or "auto", default="auto"
-        Number ``q`` of power iterations; ``"auto"`` takes 7 when
-        ``k < 0.1 min(n, d)`` and 4 otherwise (the rule of scikit-learn's
-        ``randomized_svd``, so that the two can be compared like for like).
-    random_state : None, int or numpy.random.Generator
-        Seed of ``Ω``.
+    iterated_power : int or "auto", default="auto"
+        Number ``q`` of power iterations (see :func:`pcalib._linalg.resolve_iterated_power`).
+    random_state : None, int, numpy.random.Generator or RandomState
+        Seed of the random test matrix.
 
     Returns
     -------
     components : ndarray of shape (k, n_features)
-    singular_values : ndarray of shape (k,)
+    singular_values : ndarray of shape (k,), in decreasing order
     n_iter : int
-        Number of power iterations performed.
+        Number ``q`` of power iterations performed.
     """
-    n_samples, n_features = X_centered.shape
-    if n_power_iterations == "auto":
-        small = n_components < 0.1 * min(n_samples, n_features)
-        n_power_iterations = 7 if small else 4
-    n_columns = min(n_components + n_oversamples, n_samples, n_features)
-    Omega = as_generator(random_state).standard_normal((n_features, n_columns))
-    Q, _ = np.linalg.qr(X_centered @ Omega)
-    for _ in range(n_power_iterations):
-        Q, _ = np.linalg.qr(X_centered.T @ Q)
-        Q, _ = np.linalg.qr(X_centered @ Q)
-    B = Q.T @ X_centered
-    _, singular_values, Vt = scipy.linalg.svd(B, full_matrices=False, check_finite=False)
-    components, _ = flip_signs(Vt[:n_components])
-    return components, singular_values[:n_components], n_power_iterations
+    n_iter = resolve_iterated_power(iterated_power, n_components, X_centered.shape)
+    _, singular_values, Vt = randomized_svd(
+        X_centered,
+        n_components,
+        n_oversamples=n_oversamples,
+        iterated_power=n_iter,
+        random_state=random_state,
+    )
+    components, _ = flip_signs(Vt)
+    return components, singular_values, n_iter

@@ -1,20 +1,27 @@
 """Non-negative matrix factorisation (chapter 6 of the book, ``book/nmf.md``).
 
 ``X ≈ W H`` with ``X`` (n × d), ``W`` (n × k) and ``H`` (k × d) all
-non-negative, fitted by minimising
+non-negative. ``W`` and ``H`` are the names of the field (Lee and Seung,
+scikit-learn): here ``W`` holds the coefficients of the samples, not the
+loading matrix (d × k) that ``W`` names in the rest of pcalib. The factors
+minimise
 
 * the Frobenius loss ``½ ‖X - W H‖²_F`` (eq. ``eq-nmf-frobenius``), or
 * the generalised Kullback–Leibler divergence
   ``Σ_ij x_ij log(x_ij / (WH)_ij) - x_ij + (WH)_ij`` (eq. ``eq-nmf-kl``),
 
-plus optional penalties ``λ₁ᵂ‖W‖₁ + λ₁ᴴ‖H‖₁ + ½ λ₂ᵂ‖W‖²_F + ½ λ₂ᴴ‖H‖²_F``,
-set for both factors at once or for each.
+plus the penalties ``λ₁ᵂ‖W‖₁ + λ₁ᴴ‖H‖₁ + ½ λ₂ᵂ‖W‖²_F + ½ λ₂ᴴ‖H‖²_F``
+(eq. ``eq-nmf-penalised``), whose weights come from scikit-learn's
+``alpha_W``, ``alpha_H`` and ``l1_ratio`` with scikit-learn's scaling
+(:func:`scaled_penalties`).
 
-Solvers: the multiplicative updates of Lee and Seung (both losses; each update
-never increases the objective), HALS (hierarchical alternating least squares,
-exact coordinate-block minimisation, Frobenius only), usually much faster, and
-projected gradient (Frobenius only), the simplest non-negative method. Naming
-follows scikit-learn: ``components_`` is ``H``, ``transform`` returns ``W``.
+Solvers, named as in scikit-learn: ``"cd"``, coordinate descent on the rows
+of each factor, which is HALS (hierarchical alternating least squares: exact
+minimisation over one row at a time, Frobenius only), usually the fastest;
+``"mu"``, the multiplicative updates of Lee and Seung (both losses; each
+update never increases the objective); and pcalib's ``"pg"``, projected
+gradient (Frobenius only), the simplest non-negative method.
+``components_`` is ``H``, ``transform`` returns ``W``.
 
 Non-uniqueness: ``W H = (W D)(D⁻¹ H)`` for any positive diagonal ``D`` and
 any permutation. Without penalties pcalib normalises the rows of ``H`` to
@@ -23,11 +30,10 @@ by decreasing ``‖w_j‖ ‖h_j‖``; with penalties the scale is part of the
 objective and is left as fitted.
 """
 
-import warnings
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import validate_data
 
 from ._linalg import randomized_svd
@@ -36,14 +42,16 @@ from ._validation import (
     as_generator,
     check_bool,
     check_fitted,
+    check_n_components,
     check_non_negative_float,
     check_option,
-    check_positive_float,
     check_positive_int,
+    convergence_warning,
 )
+from .factorization import small_decrease
 
-LOSSES = ("frobenius", "kullback-leibler")
-SOLVERS = ("mu", "hals", "pg")
+BETA_LOSSES = ("frobenius", "kullback-leibler")
+SOLVERS = ("cd", "mu", "pg")
 INITS = ("random", "nndsvd", "nndsvda")
 # Added to denominators and arguments of logarithms so that zero rows,
 # zero columns and exact zeros never divide by zero.
@@ -78,43 +86,87 @@ def check_non_negative(X, *, name="X"):
         )
 
 
-def penalty_pair(value, *, name):
-    """``(for W, for H)`` from one penalty for both factors or a pair of them."""
-    if isinstance(value, (tuple, list)):
-        if len(value) != 2:
-            raise ValueError(f"{name} must be a number >= 0 or a pair (for W, for H); "
-                             f"got {len(value)} values.")
-        return tuple(check_non_negative_float(v, name=name) for v in value)
-    value = check_non_negative_float(value, name=name)
-    return value, value
+class Penalties(NamedTuple):
+    """The weights ``λ₁ᵂ, λ₁ᴴ, λ₂ᵂ, λ₂ᴴ`` of eq. ``eq-nmf-penalised``."""
+
+    l1_W: float
+    l1_H: float
+    l2_W: float
+    l2_H: float
 
 
-def penalty(W, H, l1, l2):
+NO_PENALTIES = Penalties(0.0, 0.0, 0.0, 0.0)
+
+
+def scaled_penalties(alpha_W, alpha_H, l1_ratio, n_samples, n_features):
+    """The weights of eq. ``eq-nmf-penalised`` from ``alpha_W``, ``alpha_H`` and ``l1_ratio``.
+
+    As scikit-learn's ``NMF`` computes them, with ``ρ = l1_ratio``::
+
+        λ₁ᵂ = α_W ρ d,   λ₂ᵂ = α_W (1 - ρ) d,   λ₁ᴴ = α_H ρ n,   λ₂ᴴ = α_H (1 - ρ) n.
+
+    A row of ``W`` is fitted to the ``d`` entries of its sample and a column
+    of ``H`` to the ``n`` entries of its feature, so these factors keep each
+    penalty in proportion to the part of the loss it is traded against.
+
+    Parameters
+    ----------
+    alpha_W : float
+        ``α_W ≥ 0``, the weight of the penalties on ``W``.
+    alpha_H : float or "same"
+        ``α_H ≥ 0``, the weight of the penalties on ``H``; ``"same"`` takes ``α_W``.
+    l1_ratio : float
+        ``ρ`` in [0, 1], the share of the L1 penalty.
+    n_samples, n_features : int
+        ``n`` and ``d``, the shape of ``X``.
+
+    Returns
+    -------
+    Penalties
+        ``(λ₁ᵂ, λ₁ᴴ, λ₂ᵂ, λ₂ᴴ)``.
+    """
+    if isinstance(alpha_H, str) and alpha_H == "same":
+        alpha_H = alpha_W
+    return Penalties(
+        l1_W=alpha_W * l1_ratio * n_features,
+        l1_H=alpha_H * l1_ratio * n_samples,
+        l2_W=alpha_W * (1.0 - l1_ratio) * n_features,
+        l2_H=alpha_H * (1.0 - l1_ratio) * n_samples,
+    )
+
+
+def penalty(W, H, penalties):
     """``λ₁ᵂ‖W‖₁ + λ₁ᴴ‖H‖₁ + ½ λ₂ᵂ‖W‖²_F + ½ λ₂ᴴ‖H‖²_F`` (eq. ``eq-nmf-penalised``).
 
-    ``l1`` and ``l2`` are pairs ``(for W, for H)``; ``W, H ≥ 0``, so ``‖·‖₁`` is the sum.
+    ``W, H ≥ 0``, so ``‖·‖₁`` is the sum.
     """
-    if not any(l1 + l2):
+    if not any(penalties):
         return 0.0
-    return float(l1[0] * W.sum() + l1[1] * H.sum()
-                 + 0.5 * (l2[0] * np.sum(W * W) + l2[1] * np.sum(H * H)))
+    return float(
+        penalties.l1_W * W.sum()
+        + penalties.l1_H * H.sum()
+        + 0.5 * (penalties.l2_W * np.sum(W * W) + penalties.l2_H * np.sum(H * H))
+    )
 
 
-def objective(X, W, H, loss, l1=(0.0, 0.0), l2=(0.0, 0.0)):
+def objective(X, W, H, beta_loss, penalties=NO_PENALTIES):
     """The loss (eq. ``eq-nmf-frobenius`` or ``eq-nmf-kl``) plus the penalties."""
     WH = W @ H
-    if loss == "frobenius":
+    if beta_loss == "frobenius":
         value = 0.5 * float(np.sum((X - WH) ** 2))
     else:
         value = kl_divergence(X, WH)
-    return value + penalty(W, H, l1, l2)
+    return value + penalty(W, H, penalties)
 
 
 def kl_divergence(X, WH):
     """``Σ x log(x / WH) - x + WH`` over all entries, ``0 log 0 = 0`` (eq. ``eq-nmf-kl``)."""
     positive = X > 0
-    return float(np.sum(X[positive] * np.log(X[positive] / np.maximum(WH[positive], TINY)))
-                 - X.sum() + WH.sum())
+    return float(
+        np.sum(X[positive] * np.log(X[positive] / np.maximum(WH[positive], TINY)))
+        - X.sum()
+        + WH.sum()
+    )
 
 
 def frobenius_from_products(X_squared_norm, WtX, H, WtW, HHt):
@@ -126,7 +178,7 @@ def frobenius_from_products(X_squared_norm, WtX, H, WtW, HHt):
     return 0.5 * X_squared_norm - float(np.sum(WtX * H)) + 0.5 * float(np.sum(WtW * HHt))
 
 
-def multiplicative_update_frobenius(H, A, B, l1, l2):
+def multiplicative_update_frobenius(H, A, B, l1_penalty, l2_penalty):
     """Lee–Seung update of ``H`` for the Frobenius loss (eq. ``eq-nmf-mu-frobenius``).
 
     ``H ← H ∘ A / (B H + λ₁ + λ₂ H)`` with ``A = Wᵀ X`` (k × d) and
@@ -135,35 +187,36 @@ def multiplicative_update_frobenius(H, A, B, l1, l2):
     increases the objective.
     """
     denominator = B @ H
-    if l2 > 0:
-        denominator += l2 * H
-    denominator += l1 + TINY
+    if l2_penalty > 0:
+        denominator += l2_penalty * H
+    denominator += l1_penalty + TINY
     H_new = A / denominator
     H_new *= H
     return H_new
 
 
-def multiplicative_update_kl(X, W, H, WH, l1, l2):
+def multiplicative_update_kl(X, W, H, WH, l1_penalty, l2_penalty):
     """Lee–Seung update of ``H`` for the KL divergence (eq. ``eq-nmf-mu-kl``).
 
     ``H ← H ∘ Wᵀ (X / W H) / (Wᵀ 1 + λ₁ + λ₂ H)``; ``WH`` is ``W @ H``, passed in
     because the caller has it already.
     """
     numerator = W.T @ (X / np.maximum(WH, TINY))
-    denominator = W.sum(axis=0)[:, np.newaxis] + l2 * H
-    denominator += l1 + TINY
+    denominator = W.sum(axis=0)[:, np.newaxis] + l2_penalty * H
+    denominator += l1_penalty + TINY
     numerator /= denominator
     numerator *= H
     return numerator
 
 
-def hals_update(H, A, B, l1, l2):
+def hals_update(H, A, B, l1_penalty, l2_penalty):
     """One HALS sweep over the rows of ``H`` (eq. ``eq-nmf-hals``), Frobenius loss.
 
     With ``A = Wᵀ X`` (k × d) and ``B = Wᵀ W`` (k × k), row ``j`` minimises the
     objective exactly with the other rows fixed:
     ``h_j ← max(0, (a_j - λ₁ - Σ_{i≠j} B_ji h_i) / (B_jj + λ₂))``.
-    Rows are updated in turn, each using the new values of those before it.
+    Rows are updated in turn, each using the new values of those before it:
+    coordinate descent, scikit-learn's ``solver="cd"``.
     A row with ``B_jj + λ₂ = 0`` (an all-zero column of ``W``, no ``λ₂``) does
     not enter the loss and is left as it is, as scikit-learn's ``cd`` does:
     setting it to 0 (the exact minimiser when ``λ₁ > 0``) would make the
@@ -173,10 +226,10 @@ def hals_update(H, A, B, l1, l2):
     Returns the new ``H`` (k × d); ``H`` itself is not modified.
     """
     H = np.array(H, order="C")
-    curvature = np.diag(B) + l2
+    curvature = np.diag(B) + l2_penalty
     idle = curvature <= 0
     safe = np.where(idle, 1.0, curvature)[:, np.newaxis]
-    A_scaled = (A - l1) / safe
+    A_scaled = (A - l1_penalty) / safe
     C = B / safe
     np.fill_diagonal(C, 0.0)
     row = np.empty(H.shape[1])
@@ -187,7 +240,7 @@ def hals_update(H, A, B, l1, l2):
     return H
 
 
-def projected_gradient_update(H, A, B, l1, l2):
+def projected_gradient_update(H, A, B, l1_penalty, l2_penalty):
     """One projected gradient step on ``H`` (eq. ``eq-nmf-pg``), Frobenius loss.
 
     ``H ← max(0, H - (B H - A + λ₁ + λ₂ H) / L)`` with ``A = Wᵀ X``,
@@ -197,10 +250,11 @@ def projected_gradient_update(H, A, B, l1, l2):
 
     Returns the new ``H`` (k × d).
     """
-    lipschitz = np.linalg.eigvalsh(B)[-1] + l2
+    lipschitz = np.linalg.eigvalsh(B)[-1] + l2_penalty
     if lipschitz <= 0:  # W = 0: H does not enter the loss; kept, as in hals_update
         return H.copy()
-    return np.maximum(H - (B @ H - A + l1 + l2 * H) / lipschitz, 0.0)
+    gradient = B @ H - A + l1_penalty + l2_penalty * H
+    return np.maximum(H - gradient / lipschitz, 0.0)
 
 
 def nndsvd(X, k, *, fill_zeros=False):
@@ -229,8 +283,9 @@ def nndsvd(X, k, *, fill_zeros=False):
         v_plus, v_minus = np.maximum(v, 0), np.maximum(-v, 0)
         plus = np.linalg.norm(u_plus) * np.linalg.norm(v_plus)
         minus = np.linalg.norm(u_minus) * np.linalg.norm(v_minus)
-        u_part, v_part, size = ((u_plus, v_plus, plus) if plus >= minus
-                                else (u_minus, v_minus, minus))
+        u_part, v_part, size = (
+            (u_plus, v_plus, plus) if plus >= minus else (u_minus, v_minus, minus)
+        )
         if size > 0:
             W[:, j] = np.sqrt(s[j] * size) * u_part / np.linalg.norm(u_part)
             H[j] = np.sqrt(s[j] * size) * v_part / np.linalg.norm(v_part)
@@ -269,11 +324,14 @@ def drop_dead_components(W, H):
     return W, H
 
 
-def random_start(X, k, rng):
-    """``|N(0, 1)|`` entries scaled so that ``W H`` has the mean of ``X``."""
+def random_start(X, k, random_state):
+    """``|N(0, 1)|`` entries scaled so that ``W H`` has the mean of ``X``, as scikit-learn's."""
+    rng = as_generator(random_state)
     scale = np.sqrt(max(X.mean(), TINY) / k)
-    return (np.abs(rng.standard_normal((X.shape[0], k))) * scale,
-            np.abs(rng.standard_normal((k, X.shape[1]))) * scale)
+    return (
+        np.abs(rng.standard_normal((X.shape[0], k))) * scale,
+        np.abs(rng.standard_normal((k, X.shape[1]))) * scale,
+    )
 
 
 def normalise(W, H):
@@ -297,7 +355,7 @@ def extrapolate_factor(H_new, H, beta):
     return H_from
 
 
-def frobenius_iterations(X, W, H, *, solver, l1, l2, max_iter, tol, extrapolate=False):
+def frobenius_iterations(X, W, H, *, solver, penalties, max_iter, tol, extrapolate=False):
     """Alternate ``W`` then ``H`` updates (HALS, MU or PG) for the Frobenius loss.
 
     Each half-step computes the two products it needs, ``H Xᵀ, H Hᵀ`` or
@@ -311,29 +369,33 @@ def frobenius_iterations(X, W, H, *, solver, l1, l2, max_iter, tol, extrapolate=
     never increases. Convergence (a decrease below ``tol``) is only declared
     after a plain step.
 
-    Returns ``W, H``, the objective history (start, then after every
-    iteration; a rejected iteration repeats the previous value) and whether
-    the decrease fell below ``tol`` times the start.
+    Returns ``W, H``, the objective history (``n_iter + 1`` values: the start,
+    then after every iteration; a rejected iteration repeats the previous
+    value) and whether an iteration lowered it by less than ``tol`` times the
+    start (:func:`small_decrease`).
     """
-    update = {"hals": hals_update, "mu": multiplicative_update_frobenius,
-              "pg": projected_gradient_update}[solver]
+    update = {
+        "cd": hals_update,
+        "mu": multiplicative_update_frobenius,
+        "pg": projected_gradient_update,
+    }[solver]
     X_squared_norm = float(np.sum(X * X))
     HHt = H @ H.T
     loss = frobenius_from_products(X_squared_norm, W.T @ X, H, W.T @ W, HHt)
-    history = [loss + penalty(W, H, l1, l2)]
-    W_from, H_from = W, H                # where the next iteration starts
+    history = [loss + penalty(W, H, penalties)]
+    W_from, H_from = W, H  # where the next iteration starts
     beta, beta_cap, beta_accepted = EXTRAPOLATION_START, 1.0, EXTRAPOLATION_START
     for _ in range(max_iter):
         plain = W_from is W and H_from is H
-        HHt_from = HHt if plain else H_from @ H_from.T     # HHt belongs to the accepted H
+        HHt_from = HHt if plain else H_from @ H_from.T  # HHt belongs to the accepted H
         # H Xᵀ as (X Hᵀ)ᵀ: BLAS is faster with the C-ordered X on the left
-        W_new = update(W_from.T, (X @ H_from.T).T, HHt_from, l1[0], l2[0]).T
+        W_new = update(W_from.T, (X @ H_from.T).T, HHt_from, penalties.l1_W, penalties.l2_W).T
         WtX, WtW = W_new.T @ X, W_new.T @ W_new
-        H_new = update(H_from, WtX, WtW, l1[1], l2[1])
+        H_new = update(H_from, WtX, WtW, penalties.l1_H, penalties.l2_H)
         HHt_new = H_new @ H_new.T
-        value = (frobenius_from_products(X_squared_norm, WtX, H_new, WtW, HHt_new)
-                 + penalty(W_new, H_new, l1, l2))
-        if not plain and value > history[-1]:      # reject; restart from (W, H)
+        loss = frobenius_from_products(X_squared_norm, WtX, H_new, WtW, HHt_new)
+        value = loss + penalty(W_new, H_new, penalties)
+        if not plain and value > history[-1]:  # reject; restart from (W, H)
             W_from, H_from = W, H
             beta_cap, beta = beta_accepted, beta / EXTRAPOLATION_SHRINK
             history.append(history[-1])
@@ -348,39 +410,46 @@ def frobenius_iterations(X, W, H, *, solver, l1, l2, max_iter, tol, extrapolate=
             W_from, H_from = W_new, H_new
         W, H, HHt = W_new, H_new, HHt_new
         history.append(value)
-        if history[-2] - history[-1] <= tol * history[0]:
+        if small_decrease(history, tol):
             if plain:
                 return W, H, history, True
-            W_from, H_from = W, H      # a small gain after extrapolating: confirm by a plain step
+            W_from, H_from = W, H  # a small gain after extrapolating: confirm by a plain step
     return W, H, history, False
 
 
-def kl_iterations(X, W, H, *, l1, l2, max_iter, tol):
+def kl_iterations(X, W, H, *, penalties, max_iter, tol):
     """Alternate multiplicative ``W`` then ``H`` updates for the KL divergence.
 
     ``W H`` is formed twice per iteration; the second serves both the
     objective and the next ``W`` update. Returns as :func:`frobenius_iterations`.
     """
     WH = W @ H
-    history = [kl_divergence(X, WH) + penalty(W, H, l1, l2)]
+    history = [kl_divergence(X, WH) + penalty(W, H, penalties)]
     for _ in range(max_iter):
-        W = multiplicative_update_kl(X.T, H.T, W.T, WH.T, l1[0], l2[0]).T
-        H = multiplicative_update_kl(X, W, H, W @ H, l1[1], l2[1])
+        W = multiplicative_update_kl(X.T, H.T, W.T, WH.T, penalties.l1_W, penalties.l2_W).T
+        H = multiplicative_update_kl(X, W, H, W @ H, penalties.l1_H, penalties.l2_H)
         WH = W @ H
-        history.append(kl_divergence(X, WH) + penalty(W, H, l1, l2))
-        if history[-2] - history[-1] <= tol * history[0]:
+        history.append(kl_divergence(X, WH) + penalty(W, H, penalties))
+        if small_decrease(history, tol):
             return W, H, history, True
     return W, H, history, False
 
 
-def kl_row_objectives(X, W, H, l1, l2):
-    """Per row: ``D(x_i ‖ w_i H) + λ₁ Σ w_i + ½ λ₂ ‖w_i‖²``; ``inf`` where ``(WH)_ij = 0 < x_ij``."""
+def kl_row_objectives(X, W, H, l1_penalty, l2_penalty):
+    """Per row: ``D(x_i ‖ w_i H) + λ₁ Σ w_i + ½ λ₂ ‖w_i‖²``, ``inf`` where ``(WH)_ij = 0 < x_ij``.
+
+    ``l1_penalty`` and ``l2_penalty`` are ``λ₁ᵂ`` and ``λ₂ᵂ``.
+    """
     WH = W @ H
-    ratio = np.ones_like(X)                       # log 1 = 0 where x_ij = 0
-    with np.errstate(divide="ignore"):            # x / 0 = inf: log inf = inf, as it should
+    ratio = np.ones_like(X)  # log 1 = 0 where x_ij = 0
+    with np.errstate(divide="ignore"):  # x / 0 = inf: log inf = inf, as it should
         np.divide(X, WH, out=ratio, where=X > 0)
         logs = X * np.log(ratio)
-    return (logs - X + WH).sum(axis=1) + l1 * W.sum(axis=1) + 0.5 * l2 * np.sum(W * W, axis=1)
+    return (
+        (logs - X + WH).sum(axis=1)
+        + l1_penalty * W.sum(axis=1)
+        + 0.5 * l2_penalty * np.sum(W * W, axis=1)
+    )
 
 
 def projected_newton_rows(W, row_objectives, derivatives, *, max_iter=100, rtol=1e-10):
@@ -407,9 +476,11 @@ def projected_newton_rows(W, row_objectives, derivatives, *, max_iter=100, rtol=
     for _ in range(max_iter):
         W_rows = W[rows]
         gradient, hessian = derivatives(W_rows, rows)
-        projected = W_rows - np.maximum(W_rows - gradient, 0.0)      # 0 exactly at a KKT point
-        threshold = np.minimum(1e-3 * W_rows.max(axis=1, keepdims=True),
-                               np.linalg.norm(projected, axis=1, keepdims=True))
+        projected = W_rows - np.maximum(W_rows - gradient, 0.0)  # 0 exactly at a KKT point
+        threshold = np.minimum(
+            1e-3 * W_rows.max(axis=1, keepdims=True),
+            np.linalg.norm(projected, axis=1, keepdims=True),
+        )
         free = ~((W_rows <= threshold) & (gradient > 0))
         system = np.where(free[:, :, np.newaxis] & free[:, np.newaxis, :], hessian, 0.0)
         diagonal = np.einsum("iaa->ia", hessian)
@@ -422,7 +493,7 @@ def projected_newton_rows(W, row_objectives, derivatives, *, max_iter=100, rtol=
             trial = np.maximum(W_rows[pending] - alpha * step[pending], 0.0)
             trial_value = row_objectives(trial, rows[pending])
             decrease = np.sum(gradient[pending] * (W_rows[pending] - trial), axis=1)
-            slack = 1e-13 * np.abs(value[rows[pending]])                  # rounding
+            slack = 1e-13 * np.abs(value[rows[pending]])  # rounding
             accepted = trial_value <= value[rows[pending]] - 1e-4 * decrease + slack
             W_new[pending[accepted]] = trial[accepted]
             value[rows[pending[accepted]]] = trial_value[accepted]
@@ -438,7 +509,7 @@ def projected_newton_rows(W, row_objectives, derivatives, *, max_iter=100, rtol=
     return W
 
 
-def kl_newton_W(X, W, H, l1, l2, *, rtol=1e-10):
+def kl_newton_W(X, W, H, l1_penalty, l2_penalty, *, rtol=1e-10):
     """:func:`projected_newton_rows` for the KL objective in ``W`` with ``H`` fixed.
 
     Gradient ``(1 - X / WH) Hᵀ + λ₁ + λ₂ W``; Hessian of row ``i``
@@ -450,16 +521,17 @@ def kl_newton_W(X, W, H, l1, l2, *, rtol=1e-10):
         WH = W_rows @ H
         ratio = np.divide(X[rows], WH, out=np.zeros_like(WH), where=positive[rows])
         weights = np.divide(ratio, WH, out=np.zeros_like(WH), where=positive[rows])  # x/(wH)²
-        gradient = (1.0 - ratio) @ H.T + l1 + l2 * W_rows
-        hessian = (weights[:, np.newaxis, :] * H) @ H.T + l2 * np.eye(H.shape[0])
+        gradient = (1.0 - ratio) @ H.T + l1_penalty + l2_penalty * W_rows
+        hessian = (weights[:, np.newaxis, :] * H) @ H.T + l2_penalty * np.eye(H.shape[0])
         return gradient, hessian
 
-    return projected_newton_rows(
-        W, lambda W_rows, rows: kl_row_objectives(X[rows], W_rows, H, l1, l2), derivatives,
-        rtol=rtol)
+    def row_objectives(W_rows, rows):
+        return kl_row_objectives(X[rows], W_rows, H, l1_penalty, l2_penalty)
+
+    return projected_newton_rows(W, row_objectives, derivatives, rtol=rtol)
 
 
-def frobenius_newton_W(X, W, H, l1, l2, *, rtol=1e-10):
+def frobenius_newton_W(X, W, H, l1_penalty, l2_penalty, *, rtol=1e-10):
     """:func:`projected_newton_rows` for the Frobenius objective in ``W`` with ``H`` fixed.
 
     Row ``i`` minimises ``½ wᵀ Q w - b_iᵀ w + λ₁ Σ w`` over ``w ≥ 0``, with
@@ -467,20 +539,23 @@ def frobenius_newton_W(X, W, H, l1, l2, *, rtol=1e-10):
     a non-negative least-squares problem, whose Newton step is exact once
     the zero entries are found.
     """
-    Q = H @ H.T + l2 * np.eye(H.shape[0])
+    Q = H @ H.T + l2_penalty * np.eye(H.shape[0])
     B = X @ H.T
 
     def row_objectives(W_rows, rows):
-        return (0.5 * np.sum((W_rows @ Q) * W_rows, axis=1)
-                - np.sum(W_rows * B[rows], axis=1) + l1 * W_rows.sum(axis=1))
+        return (
+            0.5 * np.sum((W_rows @ Q) * W_rows, axis=1)
+            - np.sum(W_rows * B[rows], axis=1)
+            + l1_penalty * W_rows.sum(axis=1)
+        )
 
     def derivatives(W_rows, rows):
-        return W_rows @ Q - B[rows] + l1, np.broadcast_to(Q, (len(rows),) + Q.shape)
+        return W_rows @ Q - B[rows] + l1_penalty, np.broadcast_to(Q, (len(rows), *Q.shape))
 
     return projected_newton_rows(W, row_objectives, derivatives, rtol=rtol)
 
 
-def solve_W(X, W, H, *, loss, l1, l2, rtol=1e-10):
+def solve_W(X, W, H, *, beta_loss, l1_penalty, l2_penalty, rtol=1e-10):
     """``argmin_W`` of the objective with ``H`` fixed, a convex problem.
 
     A few HALS sweeps (Frobenius) or multiplicative updates (KL) from ``W``,
@@ -488,65 +563,101 @@ def solve_W(X, W, H, *, loss, l1, l2, rtol=1e-10):
     until ``W`` changes by less than ``rtol`` relative. The rows are
     independent and are solved in blocks, so that Newton's temporaries, of
     ``rows × k × k`` numbers (Frobenius) or ``rows × k × d`` (KL), stay near
-    ``NEWTON_BLOCK``. ``l1`` and ``l2`` are the penalties on ``W``.
+    ``NEWTON_BLOCK``. ``l1_penalty`` and ``l2_penalty`` are ``λ₁ᵂ`` and ``λ₂ᵂ``.
 
     Returns ``W`` of shape (n, k).
     """
     k = H.shape[0]
-    if loss == "frobenius":
+    if beta_loss == "frobenius":
         HXt, HHt = (X @ H.T).T, H @ H.T
         for _ in range(WARM_SWEEPS):
-            W = hals_update(W.T, HXt, HHt, l1, l2).T
+            W = hals_update(W.T, HXt, HHt, l1_penalty, l2_penalty).T
         newton, size = frobenius_newton_W, k * k
     else:
         for _ in range(WARM_SWEEPS):
-            W = multiplicative_update_kl(X.T, H.T, W.T, (W @ H).T, l1, l2).T
+            W = multiplicative_update_kl(X.T, H.T, W.T, (W @ H).T, l1_penalty, l2_penalty).T
         newton, size = kl_newton_W, k * H.shape[1]
     rows = max(1, NEWTON_BLOCK // size)
-    return np.vstack([newton(X[start:start + rows], W[start:start + rows], H, l1, l2, rtol=rtol)
-                      for start in range(0, X.shape[0], rows)])
+    blocks = [slice(start, start + rows) for start in range(0, X.shape[0], rows)]
+    return np.vstack([newton(X[b], W[b], H, l1_penalty, l2_penalty, rtol=rtol) for b in blocks])
 
 
 class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
-    """Non-negative matrix factorisation ``X ≈ W H``.
+    """Non-negative matrix factorisation ``X ≈ W H``, with scikit-learn's names.
+
+    ``W`` (n_samples × k) holds the coefficients of the samples and ``H``
+    (k × n_features) the parts: the names of Lee and Seung and of
+    scikit-learn, not the loading matrix ``W`` (n_features × k) of the rest of
+    pcalib.
 
     Parameters
     ----------
-    n_components : int, default=2
-        ``k``.
-    loss : {"frobenius", "kullback-leibler"}, default="frobenius"
-    solver : {"hals", "mu", "pg"}, default="hals"
-        ``"hals"`` (the fastest), Lee–Seung multiplicative updates (``"mu"``,
-        the only one for KL) or projected gradient (``"pg"``, the simplest).
+    n_components : int or None, default=None
+        ``k``, at most ``n_features``; ``None`` takes ``n_features``.
+    init : {"nndsvda", "nndsvd", "random"} or None, default=None
+        The start (eq. ``eq-nmf-nndsvd`` for the NNDSVD ones). ``None``
+        takes ``"nndsvda"`` when ``n_components <= min(n_samples,
+        n_features)`` and ``"random"`` otherwise, as scikit-learn does; the
+        choice is recorded in ``init_``.
+    solver : {"cd", "mu", "pg"}, default="cd"
+        ``"cd"``, coordinate descent on the rows of each factor (HALS,
+        eq. ``eq-nmf-hals``), the fastest; ``"mu"``, the multiplicative
+        updates of Lee and Seung (eq. ``eq-nmf-mu-frobenius``), the only one
+        for the KL divergence; ``"pg"``, projected gradient
+        (eq. ``eq-nmf-pg``), the simplest.
+    beta_loss : {"frobenius", "kullback-leibler"}, default="frobenius"
+        The loss, eq. ``eq-nmf-frobenius`` or ``eq-nmf-kl``.
+    tol : float, default=1e-6
+        Stop when an iteration lowers the objective by less than ``tol``
+        times its starting value (a criterion of pcalib's: scikit-learn's
+        ``tol`` measures something else and has another default). ``tol=0``
+        runs exactly ``max_iter`` iterations.
+    max_iter : int, default=500
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
+        Seeds ``init="random"``.
+    alpha_W : float, default=0.0
+        Weight ``α_W ≥ 0`` of the penalties on ``W``.
+    alpha_H : float or "same", default="same"
+        Weight ``α_H ≥ 0`` of the penalties on ``H``; ``"same"`` takes ``alpha_W``.
+    l1_ratio : float, default=0.0
+        ``ρ`` in [0, 1], the share of the L1 penalty. With scikit-learn's
+        scaling (:func:`scaled_penalties`) the penalties of
+        eq. ``eq-nmf-penalised`` are ``λ₁ᵂ = α_W ρ d``,
+        ``λ₂ᵂ = α_W (1 - ρ) d``, ``λ₁ᴴ = α_H ρ n`` and ``λ₂ᴴ = α_H (1 - ρ) n``.
     extrapolate : bool or "auto", default="auto"
         Start each HALS iteration from an extrapolation of the last two
         (eq. ``eq-nmf-extrapolation``); ``"auto"`` does so for
-        ``solver="hals"``, and ``True`` needs that solver.
-    init : {"nndsvda", "nndsvd", "random"}, default="nndsvda"
-    l1_penalty, l2_penalty : float or (float, float), default=0.0
-        ``λ₁`` and ``λ₂`` of eq. ``eq-nmf-penalised``: one number for both
-        factors, or a pair ``(for W, for H)``.
-    max_iter : int, default=500
-    tol : float, default=1e-6
-        Stop when the objective decreases by less than ``tol`` times its
-        starting value in one iteration.
-    random_state : None, int or numpy.random.Generator, default=None
-        Seeds ``init="random"``.
+        ``solver="cd"``, and ``True`` needs that solver.
 
     Attributes
     ----------
-    components_ : ndarray of shape (k, n_features)
+    components_ : ndarray of shape (n_components_, n_features)
         ``H``.
-    n_components_, n_iter_ : int
+    n_components_ : int
+        ``k``.
+    init_ : str
+        The start used, ``init`` or what ``None`` chose.
+    extrapolate_ : bool
+        Whether the iterations were extrapolated, ``extrapolate`` or what
+        ``"auto"`` chose.
+    n_iter_ : int
+        Number of iterations (updates of ``W`` then ``H``) performed.
+    converged_ : bool
+        Whether an iteration lowered the objective by less than ``tol`` times
+        its start before ``max_iter``.
+    objective_history_ : ndarray of shape (n_iter_ + 1,)
+        The objective (loss + penalties) at the start and after every
+        iteration; it never increases. The final solve for ``W`` given ``H``
+        (the ``W`` that ``fit_transform`` returns and ``transform``
+        computes) is not an iteration and is not recorded here: its result
+        shows in ``reconstruction_err_``.
     reconstruction_err_ : float
-        ``√(2 × loss)`` at the end: ``‖X - W H‖_F`` for the Frobenius loss,
-        ``√(2 D_KL)`` for KL (scikit-learn's convention for both).
-    objective_history_ : ndarray of shape (n_iter_ + 2,)
-        The objective (loss + penalties) at the start, after every iteration,
-        and after the final solve for ``W`` given ``H`` (the ``W`` that
-        ``fit_transform`` returns and ``transform`` computes); it never
-        increases.
+        ``√(2 × loss)`` of the returned factors: ``‖X - W H‖_F`` for the
+        Frobenius loss, ``√(2 D_KL)`` for KL (scikit-learn's convention for both).
+    n_samples_ : int
+        Number of training samples.
     n_features_in_ : int
+        Number of features.
 
     Notes
     -----
@@ -554,44 +665,64 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     ``mu`` solvers do.
     """
 
-    def __init__(self, n_components=2, *, loss="frobenius", solver="hals", extrapolate="auto",
-                 init="nndsvda", l1_penalty=0.0, l2_penalty=0.0, max_iter=500, tol=1e-6,
-                 random_state=None):
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        init=None,
+        solver="cd",
+        beta_loss="frobenius",
+        tol=1e-6,
+        max_iter=500,
+        random_state=None,
+        alpha_W=0.0,
+        alpha_H="same",
+        l1_ratio=0.0,
+        extrapolate="auto",
+    ):
         self.n_components = n_components
-        self.loss = loss
-        self.solver = solver
-        self.extrapolate = extrapolate
         self.init = init
-        self.l1_penalty = l1_penalty
-        self.l2_penalty = l2_penalty
-        self.max_iter = max_iter
+        self.solver = solver
+        self.beta_loss = beta_loss
         self.tol = tol
+        self.max_iter = max_iter
         self.random_state = random_state
+        self.alpha_W = alpha_W
+        self.alpha_H = alpha_H
+        self.l1_ratio = l1_ratio
+        self.extrapolate = extrapolate
 
     def __sklearn_tags__(self):
+        """scikit-learn's tags, with ``positive_only`` input."""
         tags = super().__sklearn_tags__()
         tags.input_tags.positive_only = True
         return tags
 
     def _check_parameters(self):
-        """Validate the parameters; return the penalty pairs ``(l1, l2)``."""
-        check_positive_int(self.n_components, name="n_components")
-        check_option(self.loss, name="loss", allowed=LOSSES)
+        """Validate the parameters that do not depend on the data."""
+        if self.init is not None:
+            check_option(self.init, name="init", allowed=INITS)
         check_option(self.solver, name="solver", allowed=SOLVERS)
-        check_option(self.init, name="init", allowed=INITS)
-        if self.solver != "mu" and self.loss != "frobenius":
-            raise ValueError(f"solver={self.solver!r} minimises the Frobenius loss only; use "
-                             "solver='mu' for loss='kullback-leibler'.")
+        check_option(self.beta_loss, name="beta_loss", allowed=BETA_LOSSES)
+        if self.solver != "mu" and self.beta_loss != "frobenius":
+            raise ValueError(
+                f"solver={self.solver!r} minimises the Frobenius loss only; use "
+                "solver='mu' for beta_loss='kullback-leibler'."
+            )
+        check_non_negative_float(self.tol, name="tol")
+        check_positive_int(self.max_iter, name="max_iter")
+        as_generator(self.random_state)
+        check_non_negative_float(self.alpha_W, name="alpha_W")
+        if not (isinstance(self.alpha_H, str) and self.alpha_H == "same"):
+            if isinstance(self.alpha_H, str):
+                raise ValueError(f"alpha_H must be a number >= 0 or 'same'; got {self.alpha_H!r}.")
+            check_non_negative_float(self.alpha_H, name="alpha_H")
+        if check_non_negative_float(self.l1_ratio, name="l1_ratio") > 1:
+            raise ValueError(f"l1_ratio must be between 0 and 1; got {self.l1_ratio}.")
         if self.extrapolate != "auto":
             check_bool(self.extrapolate, name="extrapolate")
-            if self.extrapolate and self.solver != "hals":
-                raise ValueError(f"extrapolate=True needs solver='hals'; got solver="
-                                 f"{self.solver!r}.")
-        check_positive_int(self.max_iter, name="max_iter")
-        check_positive_float(self.tol, name="tol")
-        as_generator(self.random_state)
-        return (penalty_pair(self.l1_penalty, name="l1_penalty"),
-                penalty_pair(self.l2_penalty, name="l2_penalty"))
+            if self.extrapolate and self.solver != "cd":
+                raise ValueError(f"extrapolate=True needs solver='cd'; got solver={self.solver!r}.")
 
     def _check_X(self, X, reset):
         X_checked = as_float_matrix(X, name="X")
@@ -599,72 +730,146 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         validate_data(self, X, reset=reset, skip_check_array=True)
         return X_checked
 
+    def _penalties(self, X):
+        return scaled_penalties(self.alpha_W, self.alpha_H, self.l1_ratio, *X.shape)
+
+    def _resolve_init(self, k, X):
+        """``init``, or scikit-learn's choice for ``None``; NNDSVD needs ``k <= min(n, d)``."""
+        smallest = min(X.shape)
+        if self.init is None:
+            return "nndsvda" if k <= smallest else "random"
+        if self.init != "random" and k > smallest:
+            raise ValueError(
+                f"init={self.init!r} needs n_components <= min(n_samples, "
+                f"n_features) = {smallest}; got {k}. Use init='random'."
+            )
+        return self.init
+
     def fit(self, X, y=None):
-        """Fit ``W`` and ``H`` on non-negative ``X`` of shape (n, d); ``y`` is ignored."""
+        """Fit ``W`` and ``H`` on non-negative ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Non-negative data.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : NMF
+            The fitted estimator.
+        """
         self.fit_transform(X)
         return self
 
     def fit_transform(self, X, y=None):
-        """Fit and return ``W`` of shape (n_samples, n_components_)."""
-        l1, l2 = self._check_parameters()
+        """Fit ``W`` and ``H`` on non-negative ``X`` and return ``W``.
+
+        The iterations alternate updates of ``W`` and ``H``; after them, ``W``
+        is solved for exactly given the final ``H`` (:func:`solve_W`), as
+        :meth:`transform` does.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Non-negative data.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        W : ndarray of shape (n_samples, n_components_)
+            The coefficients of the samples.
+        """
+        self._check_parameters()
         X_checked = self._check_X(X, reset=True)
-        k = self.n_components
-        if k > min(X_checked.shape):
-            raise ValueError(f"n_components must be at most min(n_samples, n_features) = "
-                             f"{min(X_checked.shape)}; got {k}.")
-        W, H = self._start(X_checked, k)
-        options = dict(l1=l1, l2=l2, max_iter=self.max_iter, tol=self.tol)
-        if self.loss == "frobenius":
-            extrapolate = (self.solver == "hals" if self.extrapolate == "auto"
-                           else bool(self.extrapolate))
+        k = check_n_components(self.n_components, X_checked.shape[1], upper_name="n_features")
+        init = self._resolve_init(k, X_checked)
+        penalties = self._penalties(X_checked)
+        if init == "random":
+            W, H = random_start(X_checked, k, self.random_state)
+        else:
+            W, H = nndsvd(X_checked, k, fill_zeros=init == "nndsvda")
+        extrapolate = self.solver == "cd" if self.extrapolate == "auto" else bool(self.extrapolate)
+        options = dict(penalties=penalties, max_iter=self.max_iter, tol=self.tol)
+        if self.beta_loss == "frobenius":
             W, H, history, converged = frobenius_iterations(
-                X_checked, W, H, solver=self.solver, extrapolate=extrapolate, **options)
+                X_checked, W, H, solver=self.solver, extrapolate=extrapolate, **options
+            )
         else:
             W, H, history, converged = kl_iterations(X_checked, W, H, **options)
         if not converged:
-            self._warn_not_converged(history)
-        n_iter = len(history) - 1
-        # the exact W for the final H, as transform computes it
-        W = solve_W(X_checked, W, H, loss=self.loss, l1=l1[0], l2=l2[0])
+            convergence_warning(
+                "NMF",
+                self.max_iter,
+                f"an iteration lowered the objective by less than tol={self.tol:g} times its "
+                "starting value",
+            )
+        # not an iteration: the exact W for the final H, as transform computes it
+        W = solve_W(
+            X_checked,
+            W,
+            H,
+            beta_loss=self.beta_loss,
+            l1_penalty=penalties.l1_W,
+            l2_penalty=penalties.l2_W,
+        )
         W, H = drop_dead_components(W, H)
-        history.append(objective(X_checked, W, H, self.loss, l1, l2))
-        if not any(l1 + l2):
+        if not any(penalties):
             W, H = normalise(W, H)
         self.components_, self.n_components_ = H, k
-        self.objective_history_, self.n_iter_ = np.array(history), n_iter
-        self.reconstruction_err_ = self._reconstruction_error(X_checked, W, H)
+        self.init_, self.extrapolate_ = init, extrapolate
+        self.objective_history_ = np.array(history)
+        self.n_iter_, self.converged_ = len(history) - 1, converged
+        self.n_samples_ = X_checked.shape[0]
+        self.reconstruction_err_ = float(
+            np.sqrt(2.0 * max(objective(X_checked, W, H, self.beta_loss), 0.0))
+        )
         return W
 
-    def _warn_not_converged(self, history):
-        warnings.warn(
-            f"NMF stopped after max_iter={self.max_iter} iterations before converging "
-            f"(last decrease {(history[-2] - history[-1]) / history[0]:.3g} of the starting "
-            f"objective > tol={self.tol}).",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
-
-    def _start(self, X, k):
-        if self.init == "random":
-            return random_start(X, k, as_generator(self.random_state))
-        return nndsvd(X, k, fill_zeros=self.init == "nndsvda")
-
-    def _reconstruction_error(self, X, W, H):
-        """``√(2 × loss)``: ``‖X - W H‖_F`` for Frobenius, as scikit-learn reports both."""
-        return float(np.sqrt(2.0 * max(objective(X, W, H, self.loss), 0.0)))
-
     def transform(self, X):
-        """``W`` for new data with ``H = components_`` fixed (:func:`solve_W`)."""
+        """``W`` for new data with ``H = components_`` fixed (:func:`solve_W`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Non-negative data.
+
+        Returns
+        -------
+        W : ndarray of shape (n_samples, n_components_)
+            The minimiser over ``W ≥ 0`` of the loss plus the penalties on ``W``.
+        """
         check_fitted(self, "components_")
-        l1, l2 = self._check_parameters()
+        self._check_parameters()
         X_checked = self._check_X(X, reset=False)
+        penalties = self._penalties(X_checked)
         scale = np.sqrt(max(X_checked.mean(), TINY) / self.n_components_)
         W = np.full((X_checked.shape[0], self.n_components_), scale)
-        W[:, self.components_.max(axis=1) <= 0] = 0.0   # dead components stay at 0
-        return solve_W(X_checked, W, self.components_, loss=self.loss, l1=l1[0], l2=l2[0])
+        W[:, self.components_.max(axis=1) <= 0] = 0.0  # dead components stay at 0
+        return solve_W(
+            X_checked,
+            W,
+            self.components_,
+            beta_loss=self.beta_loss,
+            l1_penalty=penalties.l1_W,
+            l2_penalty=penalties.l2_W,
+        )
 
     def inverse_transform(self, W):
-        """``W @ components_``."""
+        """``W @ components_``, the data that the coefficients ``W`` stand for.
+
+        Parameters
+        ----------
+        W : array-like of shape (n_samples, n_components_)
+            Coefficients, e.g. from :meth:`transform`.
+
+        Returns
+        -------
+        X : ndarray of shape (n_samples, n_features)
+            ``W H``.
+        """
         check_fitted(self, "components_")
         W = as_float_matrix(W, name="W")
         if W.shape[1] != self.n_components_:

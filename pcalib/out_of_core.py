@@ -1,12 +1,13 @@
-"""PCA of data that does not fit in memory, with Dask (chapter 2, "PCA in high
-dimension", section on data beyond memory).
+"""PCA of data that does not fit in memory, with Dask.
+
+Chapter 2, "PCA in high dimension", section on data beyond memory.
 
 The data is a Dask array chunked by rows: each chunk is a block of samples
-with all (or, for ``method="compressed"``, some) features, and only a few
+with all (or, for ``solver="compressed"``, some) features, and only a few
 chunks are in memory at any time. Nothing here is a home-made distributed
 loop: the factorisation is Dask's own linear algebra.
 
-* ``method="tsqr"`` calls :func:`dask.array.linalg.svd`, which for a
+* ``solver="tsqr"`` calls :func:`dask.array.linalg.svd`, which for a
   tall-and-skinny array is the *tall-and-skinny QR* (TSQR) of Benson, Gleich
   and Demmel (2013): every row chunk ``X_i = Q_i R_i`` is reduced to a
   ``d × d`` triangle, the stacked triangles are reduced again (a tree of
@@ -15,7 +16,7 @@ loop: the factorisation is Dask's own linear algebra.
   because ``Xᵀ X = Rᵀ R`` (the same reduction as the in-memory solver,
   chapter 1, eq. ``eq-pca-svd``). Exact, but a few ``d × d`` matrices must
   fit in memory.
-* ``method="compressed"`` calls :func:`dask.array.linalg.svd_compressed`, the
+* ``solver="compressed"`` calls :func:`dask.array.linalg.svd_compressed`, the
   randomized SVD of Halko, Martinsson and Tropp (2011): it only ever forms
   ``n × (k + p)`` and ``d × (k + p)`` matrices, so it scales to large ``d``,
   at the price of an approximation controlled by the number of power
@@ -34,24 +35,21 @@ from numbers import Integral
 
 import numpy as np
 
+from ._linalg import flip_signs
 from ._validation import (
     as_float_matrix,
     check_bool,
+    check_n_components,
     check_non_negative_int,
     check_option,
-    check_n_components,
 )
-from ._linalg import flip_signs
 
-METHODS = ("tsqr", "compressed")
-DASK_MISSING = (
-    "pca_dask needs Dask: pip install 'dask[array]' (or pip install 'pcalib[dask]')"
-)
+SOLVERS = ("tsqr", "compressed")
+DASK_MISSING = "pca_dask needs Dask: pip install 'dask[array]' (or pip install 'pcalib[dask]')"
 
 
 def import_dask_array():
-    """Return the module :mod:`dask.array`, or raise an ``ImportError`` saying
-    what to install."""
+    """Return the module :mod:`dask.array`, or raise an ``ImportError`` saying what to install."""
     try:
         import dask.array as da
     except ImportError as exc:
@@ -101,18 +99,22 @@ class DaskPCAResult:
 
     @property
     def explained_variance_(self):
+        """``singular_values_**2 / (n - 1)``, the variance along each component."""
         return self.singular_values_**2 / (self.n_samples_ - 1)
 
     @property
     def explained_variance_ratio_(self):
+        """``explained_variance_ / total_variance_``."""
         return self.explained_variance_ / self.total_variance_
 
     @property
     def n_components_(self):
+        """Number of components ``k``."""
         return self.components_.shape[0]
 
     @property
     def n_features_in_(self):
+        """Number of features of the training data."""
         return self.mean_.shape[0]
 
     @property
@@ -121,6 +123,7 @@ class DaskPCAResult:
         return isinstance(self.components_, np.ndarray)
 
     def __repr__(self):
+        """Shapes and state, without the (possibly lazy) arrays."""
         return (
             f"DaskPCAResult(n_components_={self.n_components_}, "
             f"n_features_in_={self.n_features_in_}, n_samples_={self.n_samples_}, "
@@ -128,8 +131,9 @@ class DaskPCAResult:
         )
 
     def compute(self, **kwargs):
-        """Evaluate the lazy fields in one :func:`dask.compute` call (one BLAS
-        thread per task, see :func:`compute_with_one_blas_thread`).
+        """Evaluate the lazy fields in one :func:`dask.compute` call.
+
+        BLAS runs one thread per task (see :func:`compute_with_one_blas_thread`).
 
         Parameters
         ----------
@@ -196,14 +200,14 @@ def pca_dask(
     X,
     n_components,
     *,
-    method="tsqr",
-    n_power_iterations=2,
+    solver="tsqr",
+    iterated_power=2,
     random_state=None,
     compute=True,
 ):
     """Top-``k`` PCA of a Dask array chunked by rows, with Dask's linear algebra.
 
-    Two passes (``"tsqr"``) or ``3 + 2 * n_power_iterations`` passes
+    Two passes (``"tsqr"``) or ``3 + 2 * iterated_power`` passes
     (``"compressed"``) over the data, each holding a few row chunks and
     ``d``-sized or ``k``-sized results in memory: the first computes the
     column mean and checks that every entry is finite; the next ones factorise
@@ -221,16 +225,16 @@ def pca_dask(
     ----------
     X : dask.array.Array or ndarray of shape (n_samples, n_features)
         Real numbers, chunked by rows (one chunk along the columns). For
-        ``method="tsqr"`` an array with several column chunks is rechunked
+        ``solver="tsqr"`` an array with several column chunks is rechunked
         to one, keeping its row chunks, so each chunk then holds whole rows
         (``rows_per_chunk × n_features`` numbers): choose row chunks that fit
-        in memory. ``method="compressed"`` keeps the chunks as they are (it
+        in memory. ``solver="compressed"`` keeps the chunks as they are (it
         supports chunks in both dimensions). A NumPy array (or array-like)
         is checked at once and wrapped with :func:`dask.array.from_array`;
         this is a convenience for data that already fits in memory.
     n_components : int
         Number of components ``k``, ``1 ≤ k ≤ min(n_samples, n_features)``.
-    method : {"tsqr", "compressed"}, default="tsqr"
+    solver : {"tsqr", "compressed"}, default="tsqr"
         ``"tsqr"``: exact thin SVD by tall-and-skinny QR
         (:func:`dask.array.linalg.svd`); needs ``d × d`` matrices in memory
         (about ``8 d²`` bytes each, a few at a time), so ``d`` up to a few
@@ -238,7 +242,7 @@ def pca_dask(
         (:func:`dask.array.linalg.svd_compressed`, with ``k + 10`` random
         directions, re-orthonormalised by TSQR at every power iteration),
         for large ``d``; approximate.
-    n_power_iterations : int, default=2
+    iterated_power : int, default=2
         Power iterations of ``"compressed"`` (ignored by ``"tsqr"``). The
         error of component ``j`` shrinks like ``(s_{k+11} / s_j)**(2q + 1)``;
         raise it when the singular values decay slowly.
@@ -265,12 +269,12 @@ def pca_dask(
     ImportError
         Dask is not installed.
     TypeError
-        ``X`` is not numeric; ``n_components``, ``n_power_iterations``,
+        ``X`` is not numeric; ``n_components``, ``iterated_power``,
         ``random_state`` or ``compute`` has the wrong type.
     ValueError
         ``X`` is complex, not 2-D, has fewer than 2 samples, NaN or infinite
         values, unknown chunk sizes or no variance; ``n_components`` is out
-        of range; ``method`` is unknown; ``n_power_iterations`` is negative.
+        of range; ``solver`` is unknown; ``iterated_power`` is negative.
 
     Examples
     --------
@@ -290,23 +294,21 @@ def pca_dask(
     True
     """
     import_dask_array()
-    method = check_option(method, name="method", allowed=METHODS)
-    n_power_iterations = check_non_negative_int(
-        n_power_iterations, name="n_power_iterations"
-    )
+    solver = check_option(solver, name="solver", allowed=SOLVERS)
+    iterated_power = check_non_negative_int(iterated_power, name="iterated_power")
     random_state = check_seed(random_state)
     compute = check_bool(compute, name="compute")
-    X = as_dask_matrix(X, single_column_chunk=(method == "tsqr"))
+    X = as_dask_matrix(X, single_column_chunk=(solver == "tsqr"))
     n_samples, n_features = X.shape
     k = check_n_components(n_components, min(n_samples, n_features))
 
     mean = column_mean_of_finite(X)
     X_centered = X - mean
-    if method == "tsqr":
+    if solver == "tsqr":
         singular_values, components = top_singular_pairs_tsqr(X_centered, k)
     else:
         singular_values, components = top_singular_pairs_randomized(
-            X_centered, k, n_power_iterations=n_power_iterations, seed=random_state
+            X_centered, k, iterated_power=iterated_power, random_state=random_state
         )
     components = components.rechunk(-1).map_blocks(sign_convention, dtype=np.float64)
     result = DaskPCAResult(
@@ -336,14 +338,15 @@ def top_singular_pairs_tsqr(X_centered, k):
     return s[:k], Vt[:k]
 
 
-def top_singular_pairs_randomized(X_centered, k, *, n_power_iterations, seed):
+def top_singular_pairs_randomized(X_centered, k, *, iterated_power, random_state):
     """The ``k`` largest singular values and right singular vectors, randomized.
 
     Parameters
     ----------
     X_centered : dask.array.Array of shape (n, d)
-    k, n_power_iterations : int
-    seed : int or None
+    k, iterated_power : int
+    random_state : int or None
+        Dask's ``seed``.
 
     Returns
     -------
@@ -355,8 +358,8 @@ def top_singular_pairs_randomized(X_centered, k, *, n_power_iterations, seed):
         X_centered,
         k,
         iterator="QR",  # orthonormalise between power steps: no loss of small s_j
-        n_power_iter=n_power_iterations,
-        seed=seed,
+        n_power_iter=iterated_power,
+        seed=random_state,
         coerce_signs=False,
     )
     return s, Vt
@@ -406,8 +409,7 @@ def column_mean_of_finite(X):
         )
     if not np.all(np.isfinite(mean)):
         raise ValueError(
-            "X is too large for float64 arithmetic (its column sums overflow); "
-            "rescale X."
+            "X is too large for float64 arithmetic (its column sums overflow); rescale X."
         )
     if all_constant:
         raise ValueError(
@@ -449,16 +451,14 @@ def compute_with_one_blas_thread(*arrays, **kwargs):
 
 
 def sign_convention(components):
-    """pcalib's sign convention on a block of rows (:func:`pcalib.flip_signs`)."""
+    """Pcalib's sign convention on a block of rows (:func:`pcalib.flip_signs`)."""
     return flip_signs(components)[0]
 
 
 def raise_if_not_finite(block, name="X"):
     """Return ``block`` unchanged, or raise ``ValueError`` if it holds NaN or inf."""
     if not np.all(np.isfinite(block)):
-        raise ValueError(
-            f"{name} contains NaN or infinite values; remove or impute them."
-        )
+        raise ValueError(f"{name} contains NaN or infinite values; remove or impute them.")
     return block
 
 
@@ -487,8 +487,7 @@ def checked_dask_matrix(X, *, name, min_samples):
     """
     if X.dtype.kind == "c":
         raise ValueError(
-            f"{name} has complex values: Complex data not supported. "
-            "Pass a real-valued array."
+            f"{name} has complex values: Complex data not supported. Pass a real-valued array."
         )
     if X.dtype.kind not in "biuf":
         raise TypeError(
@@ -519,9 +518,7 @@ def check_seed(random_state):
     """Raise unless ``random_state`` is None or a non-negative int (Dask's ``seed``)."""
     if random_state is None:
         return None
-    is_int = isinstance(random_state, Integral) and not isinstance(
-        random_state, (bool, np.bool_)
-    )
+    is_int = isinstance(random_state, Integral) and not isinstance(random_state, (bool, np.bool_))
     if not is_int:
         raise TypeError(
             "random_state must be None or a non-negative int (Dask draws its own "

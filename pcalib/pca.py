@@ -7,35 +7,37 @@ Conventions used throughout pcalib:
 * the sample covariance is ``C = X_centeredᵀ X_centered / (n - 1)``, so
   ``explained_variance_`` is the unbiased variance along each component, as in
   R's ``prcomp`` and scikit-learn (chapter 1, equation ``eq-pca-covariance``);
+* the loading matrix ``W`` (d × k) has the principal axes as orthonormal
+  columns, ``X ≈ 1 meanᵀ + Z Wᵀ`` (each column times its ``scale_`` after
+  standardising); ``components_`` is ``Wᵀ``, as in scikit-learn;
 * **sign convention**: in every component (row of ``components_``) the entry of
   largest absolute value is positive; on a tie the first such entry decides.
-  Scores change sign with their component, so ``X ≈ Z W + mean`` is unchanged.
+  Scores change sign with their component, so ``Z Wᵀ`` is unchanged.
 """
-
 
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import validate_data
 
-from ._linalg import flip_signs
+from ._linalg import flip_signs, top_eigh
 from ._validation import (
     as_float_matrix,
     check_bool,
     check_fitted,
+    check_n_components,
+    check_non_negative_float,
     check_non_negative_int,
     check_option,
-    check_positive_float,
     check_positive_int,
-    check_n_components,
 )
-from .high_dim import principal_axes_gram, randomized_svd, subspace_iteration
+from .high_dim import principal_axes_gram, principal_axes_randomized, subspace_iteration
 
 # Solvers that return every one of the min(n, d) axes, and those that
 # compute only the top k (chapter 2).
-FULL_SOLVERS = ("svd", "covariance", "gram")
+FULL_SOLVERS = ("full", "covariance_eigh", "gram")
 PARTIAL_SOLVERS = ("subspace", "randomized")
-SOLVERS = ("auto",) + FULL_SOLVERS + PARTIAL_SOLVERS
+SVD_SOLVERS = ("auto", *FULL_SOLVERS, *PARTIAL_SOLVERS)
 
 
 def principal_axes_svd(X_centered):
@@ -87,14 +89,10 @@ def principal_axes_covariance(X_centered):
     singular_values : ndarray of shape (r,), in decreasing order
         ``sqrt((n - 1) λ)``, so both solvers report the same quantities.
     """
-    n_samples, n_features = X_centered.shape
-    r = min(n_samples, n_features)
+    n_samples = X_centered.shape[0]
     C = X_centered.T @ X_centered / (n_samples - 1)
-    eigenvalues, eigenvectors = scipy.linalg.eigh(
-        C, subset_by_index=[n_features - r, n_features - 1], check_finite=False
-    )
-    eigenvalues = np.clip(eigenvalues[::-1], 0.0, None)
-    components, _ = flip_signs(eigenvectors[:, ::-1].T)
+    eigenvalues, eigenvectors = top_eigh(C, min(X_centered.shape))
+    components, _ = flip_signs(eigenvectors.T)
     return components, np.sqrt(eigenvalues * (n_samples - 1))
 
 
@@ -164,14 +162,14 @@ def _constant_columns(X, mean, variance):
     return candidates[columns.min(axis=0, initial=np.inf) == columns.max(axis=0, initial=-np.inf)]
 
 
-def choose_solver(n_samples, n_features):
-    """The solver ``"auto"`` stands for: the Gram trick when ``d ≥ 2n``, else the SVD.
+def choose_svd_solver(n_samples, n_features):
+    """The solver ``"auto"`` stands for: the Gram trick when ``d ≥ 2n``, else the full SVD.
 
     For wide data the ``n × n`` Gram matrix costs ``O(n² d)`` to form and
     ``O(n³)`` to diagonalise, far less than any ``d × d`` computation
     (chapter 2); for tall data the QR-reduced SVD is accurate and fast.
     """
-    return "gram" if n_features >= 2 * n_samples else "svd"
+    return "gram" if n_features >= 2 * n_samples else "full"
 
 
 def n_components_for_variance(explained_variance_ratio, fraction):
@@ -199,6 +197,11 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     optionally standardised) data and projects on the first ``k`` of them:
     ``Z = (X - mean_) / scale_ @ components_.T`` (chapter 1, eq. ``eq-pca-scores``).
 
+    Parameters and attributes carry the names of scikit-learn's
+    :class:`sklearn.decomposition.PCA`, so that either can replace the other.
+    pcalib adds ``standardize``, the solvers ``"gram"`` and ``"subspace"``, and
+    ``max_iter`` for the latter.
+
     Parameters
     ----------
     n_components : int, float or None, default=None
@@ -210,9 +213,10 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Divide each centred feature by its standard deviation (with the same
         ``n - 1`` denominator as the covariance), so that PCA diagonalises the
         correlation matrix. Use it when features are on different scales.
-    solver : {"auto", "svd", "covariance", "gram", "subspace", "randomized"}, default="auto"
-        ``"svd"``: thin SVD of the centred data (chapter 1; accurate).
-        ``"covariance"``: eigendecomposition of the ``d × d`` covariance
+    svd_solver : {"auto", "full", "covariance_eigh", "gram", "subspace", "randomized"}, \
+default="auto"
+        ``"full"``: thin SVD of the centred data (chapter 1; accurate).
+        ``"covariance_eigh"``: eigendecomposition of the ``d × d`` covariance
         matrix (fast when ``n_samples ≫ n_features``, but squaring the data
         loses relative accuracy on small eigenvalues).
         ``"gram"``: eigendecomposition of the ``n × n`` Gram matrix, mapped
@@ -220,27 +224,31 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         ``"subspace"``: subspace (block power) iteration for the top ``k``.
         ``"randomized"``: randomized range finder for the top ``k``.
         ``"auto"``: ``"gram"`` when ``n_features ≥ 2 n_samples``, else
-        ``"svd"`` (see :func:`choose_solver`); the iterative solvers are
-        used only when asked for. All solvers return the same components up
-        to their accuracy, with the same sign convention.
+        ``"full"`` (see :func:`choose_svd_solver`; scikit-learn's ``"auto"``
+        has its own rule); the iterative solvers are used only when asked
+        for. All solvers return the same components up to their accuracy,
+        with the same sign convention.
     max_iter : int, default=1000
-        Maximum number of power steps of ``solver="subspace"``.
+        Maximum number of power steps of ``svd_solver="subspace"``.
     tol : float, default=1e-10
-        Convergence tolerance of ``solver="subspace"`` (sine of the largest
-        angle between two successive subspaces).
+        Convergence tolerance of ``svd_solver="subspace"``: it stops when the
+        sine of the largest angle between two successive subspaces is below
+        ``tol``; ``tol=0`` runs exactly ``max_iter`` steps.
     n_oversamples : int, default=10
-        Extra random directions of ``solver="randomized"``.
-    n_power_iterations : int or "auto", default="auto"
-        Power iterations of ``solver="randomized"`` (see
-        :func:`pcalib.high_dim.randomized_svd`).
-    random_state : None, int or numpy.random.Generator, default=None
+        Extra random directions of ``svd_solver="randomized"``.
+    iterated_power : int or "auto", default="auto"
+        Power iterations of ``svd_solver="randomized"``; ``"auto"`` takes 7
+        when ``k < 0.1 min(n_samples, n_features)`` and 4 otherwise
+        (scikit-learn's rule).
+    random_state : None, int, numpy.random.Generator or RandomState, default=None
         Seed of the random start of the iterative solvers.
 
     Attributes
     ----------
     components_ : ndarray of shape (n_components_, n_features)
-        Principal axes (loadings) as orthonormal rows, sorted by decreasing
-        variance, with the sign convention of the module docstring.
+        Principal axes as orthonormal rows, sorted by decreasing variance, with
+        the sign convention of the module docstring: the transpose ``Wᵀ`` of
+        the book's loading matrix ``W`` (d × k).
     explained_variance_ : ndarray of shape (n_components_,)
         Variance of the data along each component, ``s**2 / (n - 1)``.
     explained_variance_ratio_ : ndarray of shape (n_components_,)
@@ -253,11 +261,24 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Per-feature training standard deviation when ``standardize=True``.
     n_components_ : int
         Number of components kept.
-    solver_ : str
+    svd_solver_ : str
         The solver used (what ``"auto"`` chose).
+    iterated_power_ : int
+        Power iterations the randomized range finder performed (what
+        ``"auto"`` chose); 0 when ``svd_solver_`` is not ``"randomized"``.
     n_iter_ : int
-        Power steps of the iterative solvers; 1 for the direct ones (a single
-        decomposition).
+        Power steps of ``"subspace"``, set by its stopping rule; 0 for the
+        direct solvers and for ``"randomized"``, whose fixed amount of work
+        has no stopping rule (its power iterations are ``iterated_power_``).
+    converged_ : bool
+        Whether subspace iteration met its stopping rule within ``max_iter``
+        steps; True for the other solvers, which have no stopping rule.
+    objective_history_ : ndarray of shape (n_iter_ + 1,), or (1,) unless "subspace"
+        Variance captured by the ``k``-dimensional subspace found,
+        ``‖X_c Q‖²_F / (n - 1)`` for an orthonormal basis ``Q`` (d × k): for
+        ``"subspace"`` at the random start and after every power step, for
+        the other solvers once (the randomized range finder does not monitor
+        its power iterations). The last entry is ``explained_variance_.sum()``.
     n_samples_ : int
         Number of training samples.
     n_features_in_ : int
@@ -282,28 +303,39 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         n_components=None,
         *,
         standardize=False,
-        solver="auto",
+        svd_solver="auto",
         max_iter=1000,
         tol=1e-10,
         n_oversamples=10,
-        n_power_iterations="auto",
+        iterated_power="auto",
         random_state=None,
     ):
         self.n_components = n_components
         self.standardize = standardize
-        self.solver = solver
+        self.svd_solver = svd_solver
         self.max_iter = max_iter
         self.tol = tol
         self.n_oversamples = n_oversamples
-        self.n_power_iterations = n_power_iterations
+        self.iterated_power = iterated_power
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        """Fit the principal axes on ``X`` of shape (n_samples, n_features).
+        """Fit the principal axes on ``X``.
 
-        ``y`` is ignored; it is accepted for pipeline compatibility. Attributes
-        are set only once everything has succeeded, so a failed refit leaves a
-        previously fitted estimator as it was.
+        Attributes are set only once everything has succeeded, so a failed
+        refit leaves a previously fitted estimator as it was.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, at least two samples.
+        y : None
+            Ignored; accepted for pipeline compatibility.
+
+        Returns
+        -------
+        self : PCA
+            The fitted estimator.
         """
         self._check_parameters()
         X_checked = as_float_matrix(X, name="X", min_samples=2)
@@ -311,17 +343,17 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         n_components = check_n_components(
             self.n_components, min(n_samples, n_features), allow_fraction=True
         )
-        solver = self.solver
-        if solver == "auto":
-            solver = choose_solver(n_samples, n_features)
-        if isinstance(n_components, float) and solver in PARTIAL_SOLVERS:
+        svd_solver = self.svd_solver
+        if svd_solver == "auto":
+            svd_solver = choose_svd_solver(n_samples, n_features)
+        if isinstance(n_components, float) and svd_solver in PARTIAL_SOLVERS:
             raise ValueError(
                 f"n_components={n_components} is a fraction of variance, which needs "
-                f"the whole spectrum, but solver={solver!r} computes only the top "
-                "components: pass an int, or use solver='svd' or 'gram'."
+                f"the whole spectrum, but svd_solver={svd_solver!r} computes only the "
+                "top components: pass an int, or use svd_solver='full' or 'gram'."
             )
         X_centered, mean, scale, total_variance = center_and_scale(
-            X_checked, standardize=self.standardize, order="F" if solver == "svd" else "C"
+            X_checked, standardize=self.standardize, order="F" if svd_solver == "full" else "C"
         )
         if total_variance == 0.0:  # the samples differ, but their squares underflow
             raise ValueError(
@@ -329,15 +361,42 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 "deviations from the mean underflow to 0); rescale X."
             )
         n_wanted = min(n_samples, n_features) if isinstance(n_components, float) else n_components
-        components, singular_values, n_iter = self._solve(solver, X_centered, n_wanted)
+        n_iter, iterated_power, objective_history, converged = 0, 0, None, True
+        if svd_solver == "full":
+            components, singular_values = principal_axes_svd(X_centered)
+        elif svd_solver == "covariance_eigh":
+            components, singular_values = principal_axes_covariance(X_centered)
+        elif svd_solver == "gram":
+            components, singular_values = principal_axes_gram(X_centered, n_wanted)
+        elif svd_solver == "subspace":
+            components, singular_values, objective_history, converged = subspace_iteration(
+                X_centered,
+                n_wanted,
+                max_iter=self.max_iter,
+                tol=self.tol,
+                random_state=self.random_state,
+            )
+            n_iter = len(objective_history) - 1
+        else:
+            components, singular_values, iterated_power = principal_axes_randomized(
+                X_centered,
+                n_wanted,
+                n_oversamples=self.n_oversamples,
+                iterated_power=self.iterated_power,
+                random_state=self.random_state,
+            )
         explained_variance = singular_values**2 / (n_samples - 1)
         ratio = explained_variance / total_variance
         if isinstance(n_components, float):
             n_components = n_components_for_variance(ratio, n_components)
+        if objective_history is None:  # no monitored iterations: the variance captured, once
+            objective_history = np.array([explained_variance[:n_components].sum()])
 
         validate_data(self, X, reset=True, skip_check_array=True)
         self.mean_, self.scale_ = mean, scale
-        self.solver_, self.n_iter_ = solver, n_iter
+        self.svd_solver_, self.iterated_power_ = svd_solver, iterated_power
+        self.n_iter_ = n_iter
+        self.converged_, self.objective_history_ = converged, objective_history
         self.n_samples_ = n_samples
         self.n_components_ = n_components
         self.components_ = components[:n_components]
@@ -349,43 +408,14 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def _check_parameters(self):
         """Validate the constructor arguments (scikit-learn defers this to fit)."""
         check_bool(self.standardize, name="standardize")
-        check_option(self.solver, name="solver", allowed=SOLVERS)
+        check_option(self.svd_solver, name="svd_solver", allowed=SVD_SOLVERS)
         check_positive_int(self.max_iter, name="max_iter")
-        check_positive_float(self.tol, name="tol")
+        check_non_negative_float(self.tol, name="tol")
         check_non_negative_int(self.n_oversamples, name="n_oversamples")
-        if isinstance(self.n_power_iterations, str):
-            check_option(self.n_power_iterations, name="n_power_iterations", allowed=("auto",))
+        if isinstance(self.iterated_power, str):
+            check_option(self.iterated_power, name="iterated_power", allowed=("auto",))
         else:
-            check_non_negative_int(self.n_power_iterations, name="n_power_iterations")
-
-    def _solve(self, solver, X_centered, n_components):
-        """Run ``solver``; return components, singular values and iterations.
-
-        The full solvers return all ``min(n, d)`` axes (``"gram"`` only the
-        ``n_components`` asked for), the iterative ones the top
-        ``n_components``.
-        """
-        if solver == "svd":
-            return (*principal_axes_svd(X_centered), 1)
-        if solver == "covariance":
-            return (*principal_axes_covariance(X_centered), 1)
-        if solver == "gram":
-            return (*principal_axes_gram(X_centered, n_components), 1)
-        if solver == "subspace":
-            return subspace_iteration(
-                X_centered,
-                n_components,
-                max_iter=self.max_iter,
-                tol=self.tol,
-                random_state=self.random_state,
-            )
-        return randomized_svd(
-            X_centered,
-            n_components,
-            n_oversamples=self.n_oversamples,
-            n_power_iterations=self.n_power_iterations,
-            random_state=self.random_state,
-        )
+            check_non_negative_int(self.iterated_power, name="iterated_power")
 
     def _center_and_scale(self, X):
         """Centre (and scale) new data with the *training* statistics."""

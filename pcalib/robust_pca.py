@@ -533,7 +533,6 @@ def l1_low_rank(X, n_components, *, max_iter=500, tol=1e-6):
         U[:, :k] * s[:k] * signs,
         components.T,
         history,
-        len(history) - 1,
         converged,
         name="l1_low_rank",
         criterion=f"the L1 loss decreased by less than tol={tol} times its starting value "

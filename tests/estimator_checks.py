@@ -38,13 +38,17 @@ def without_array_api_check(marker):
 
 
 DIRECT_SOLVERS = {
-    "PCA": ("svd_solver", ("auto", "full", "covariance_eigh", "gram")),
+    "PCA": ("svd_solver", ("auto", "full", "covariance_eigh", "gram", "randomized")),
     "PPCA": ("solver", ("auto", "closed_form")),
 }
 
 
 def is_direct(estimator):
-    """Whether ``estimator`` is fitted by a direct solver on the checks' complete data."""
+    """Whether ``estimator`` is fitted without a stopping rule on the checks' complete data.
+
+    The randomized range finder counts as direct: it does a fixed amount of
+    work (``iterated_power_`` power iterations) and reports ``n_iter_ = 0``.
+    """
     parameter, direct = DIRECT_SOLVERS.get(type(estimator).__name__, (None, ()))
     return parameter is not None and getattr(estimator, parameter) in direct
 

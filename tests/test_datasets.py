@@ -95,8 +95,8 @@ def test_load_faces():
 def test_make_low_rank_shapes_and_orthonormal_W(n, d, rank):
     X, W = make_low_rank(n, d, rank, random_state=0)
     assert X.shape == (n, d)
-    assert W.shape == (rank, d)
-    np.testing.assert_allclose(W @ W.T, np.eye(rank), atol=1e-12)
+    assert W.shape == (d, rank)
+    np.testing.assert_allclose(W.T @ W, np.eye(rank), atol=1e-12)
     assert np.all(np.isfinite(X))
 
 
@@ -111,14 +111,14 @@ def test_make_low_rank_is_reproducible():
     assert not np.allclose(X1, X4)
 
 
-def test_make_low_rank_without_noise_lies_in_the_row_space_of_W():
+def test_make_low_rank_without_noise_lies_in_the_column_space_of_W():
     X, W = make_low_rank(60, 9, 3, noise=0.0, random_state=1)
     assert np.linalg.matrix_rank(X) == 3
-    np.testing.assert_allclose(X @ W.T @ W, X, atol=1e-12)
+    np.testing.assert_allclose(X @ W @ W.T, X, atol=1e-12)
 
 
 def test_make_low_rank_signal_variances():
-    """Variance along row i of W is (rank - i) + noise².
+    """Variance along column i of W is (rank - i) + noise².
 
     With n samples the sample variance of a Gaussian with variance v has
     standard deviation about v·sqrt(2 / n): n = 20000 gives 1 % and we allow
@@ -126,11 +126,11 @@ def test_make_low_rank_signal_variances():
     """
     n, rank, noise = 20_000, 3, 0.1
     X, W = make_low_rank(n, 7, rank, noise=noise, random_state=2)
-    variances = np.var(X @ W.T, axis=0, ddof=1)
+    variances = np.var(X @ W, axis=0, ddof=1)
     expected = np.arange(rank, 0, -1) + noise**2
     np.testing.assert_allclose(variances, expected, rtol=5 * np.sqrt(2 / n))
     # orthogonally to W only the noise is left
-    residual = X - X @ W.T @ W
+    residual = X - X @ W @ W.T
     per_direction = np.sum(residual**2) / (n - 1) / (7 - rank)
     assert per_direction == pytest.approx(noise**2, rel=5 * np.sqrt(2 / (n * (7 - rank))))
 

@@ -2,8 +2,9 @@
 
 The reference is always NumPy's SVD of the same centred data: the top-k right
 singular vectors span the principal subspace and, by the Eckart–Young theorem,
-the smallest value of ``‖X - Z W‖²_F`` over rank-k factorisations is the sum of
-the discarded squared singular values.
+the smallest value of ``‖X - Z Wᵀ‖²_F`` over rank-k factorisations is the sum of
+the discarded squared singular values. ``W`` is the loading matrix, of shape
+(n_features, k).
 """
 
 import warnings
@@ -60,42 +61,44 @@ def test_reaches_principal_subspace_and_eckart_young_minimum(method, dataset, k)
     assert isinstance(result, FactorizationResult)
     assert result.converged
     assert result.Z.shape == (X.shape[0], k)
-    assert result.W.shape == (k, X.shape[1])
-    assert result.objective.shape == (result.n_iter + 1,)
+    assert result.W.shape == (X.shape[1], k)
+    assert result.objective_history.shape == (result.n_iter + 1,)
+    assert result.offset is None
 
-    # the row space of W is the top-k principal subspace
-    angles = scipy.linalg.subspace_angles(result.W.T, axes.T)
+    # the column space of W is the top-k principal subspace
+    angles = scipy.linalg.subspace_angles(result.W, axes.T)
     assert angles.max() < 1e-4
 
-    objective = result.objective
+    objective = result.objective_history
     # never increases, up to rounding relative to the current value
     assert np.all(np.diff(objective) <= 1e-12 * objective[:-1])
     # the last value is the error of the returned factors...
-    residual = X - result.Z @ result.W
+    residual = X - result.Z @ result.W.T
     assert objective[-1] == pytest.approx(np.sum(residual**2), rel=1e-12)
+    np.testing.assert_array_equal(result.reconstruction(), result.Z @ result.W.T)
     # ...and the Eckart–Young minimum, which no rank-k product can beat
     assert objective[-1] == pytest.approx(minimum, rel=1e-8)
     assert objective[-1] >= minimum * (1 - 1e-12)
 
     # first-order optimality: both block gradients vanish, relative to the
     # size of the terms that make them up
-    grad_Z = residual @ result.W.T
-    grad_W = result.Z.T @ residual
+    grad_Z = residual @ result.W
+    grad_W = residual.T @ result.Z
     assert np.linalg.norm(grad_Z) <= 1e-5 * np.linalg.norm(X) * np.linalg.norm(result.W)
     assert np.linalg.norm(grad_W) <= 1e-5 * np.linalg.norm(X) * np.linalg.norm(result.Z)
 
 
 @pytest.mark.parametrize("max_iter", [1, 3])
 def test_als_half_steps_are_exact_least_squares(max_iter):
-    """The last half-step of ALS solves min_W ‖X - Z W‖ exactly: W = (ZᵀZ)⁻¹ZᵀX."""
+    """The last half-step of ALS solves min_W ‖X - Z Wᵀ‖ exactly: W = XᵀZ (ZᵀZ)⁻¹."""
     X = spectrum_data()
     with pytest.warns(ConvergenceWarning):
         result = pca_als(X, 2, max_iter=max_iter, random_state=0)
     Z = result.Z
-    W_ls = np.linalg.solve(Z.T @ Z, Z.T @ X)
+    W_ls = np.linalg.solve(Z.T @ Z, Z.T @ X).T
     np.testing.assert_allclose(result.W, W_ls, rtol=0, atol=1e-10 * np.abs(W_ls).max())
     # each sweep decreases the objective, the first one strictly
-    assert result.objective[1] < result.objective[0]
+    assert result.objective_history[1] < result.objective_history[0]
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -106,27 +109,35 @@ def test_reproducible_with_the_same_random_state(method):
     b = function(X, 2, random_state=42)
     np.testing.assert_array_equal(a.Z, b.Z)
     np.testing.assert_array_equal(a.W, b.W)
-    np.testing.assert_array_equal(a.objective, b.objective)
+    np.testing.assert_array_equal(a.objective_history, b.objective_history)
     assert a.n_iter == b.n_iter
     # a Generator seeded the same way gives the same run
     c = function(X, 2, random_state=np.random.default_rng(42))
     np.testing.assert_array_equal(a.W, c.W)
     # another seed starts elsewhere but reaches the same subspace
     d = function(X, 2, random_state=7)
-    assert d.objective[0] != a.objective[0]
+    assert d.objective_history[0] != a.objective_history[0]
     assert not np.allclose(d.W, a.W)
-    assert scipy.linalg.subspace_angles(d.W.T, a.W.T).max() < 1e-4
+    assert scipy.linalg.subspace_angles(d.W, a.W).max() < 1e-4
+    # a legacy RandomState is accepted, and seeds the same start twice
+    e = function(X, 2, random_state=np.random.RandomState(42))
+    f = function(X, 2, random_state=np.random.RandomState(42))
+    np.testing.assert_array_equal(e.W, f.W)
 
 
 @pytest.mark.parametrize("max_iter", [1, 2, 5])
 @pytest.mark.parametrize("method", METHODS)
 def test_convergence_warning_when_max_iter_too_small(method, max_iter):
     X = spectrum_data()
-    with pytest.warns(ConvergenceWarning, match=rf"stopped after max_iter={max_iter} iterations"):
+    with pytest.warns(
+        ConvergenceWarning,
+        match=rf"pca_\w+ stopped after max_iter={max_iter} iterations before the relative "
+        r"decrease of the objective fell below tol=1e-12; increase max_iter or tol\.",
+    ):
         result = METHODS[method](X, 2, max_iter=max_iter, random_state=0)
     assert result.converged is False
     assert result.n_iter == max_iter
-    assert result.objective.shape == (max_iter + 1,)
+    assert result.objective_history.shape == (max_iter + 1,)
     assert np.all(np.isfinite(result.Z)) and np.all(np.isfinite(result.W))
 
 
@@ -144,12 +155,14 @@ def test_no_convergence_warning_with_enough_iterations(method):
 @pytest.mark.parametrize("learning_rate", [0.05, 0.5, 10.0, 1e6])
 def test_too_large_learning_rate_raises(learning_rate):
     X = low_rank_data()
-    # The Lipschitz constant of the gradient is about 2‖W Wᵀ‖₂ ≈ 40 here, so
+    # The Lipschitz constant of the gradient is about 2‖Wᵀ W‖₂ ≈ 40 here, so
     # these fixed steps are too long. Overflow must come out as the documented
     # ValueError, not as NaN and not as a RuntimeWarning.
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
-        with pytest.raises(ValueError, match=rf"gradient descent diverged .* learning_rate={learning_rate}"):
+        with pytest.raises(
+            ValueError, match=rf"gradient descent diverged .* learning_rate={learning_rate}"
+        ):
             pca_gradient_descent(X, 2, learning_rate=learning_rate, random_state=0, max_iter=5000)
 
 
@@ -158,9 +171,10 @@ def test_small_fixed_learning_rate_converges():
     axes, minimum, _ = svd_reference(X, 2)
     result = pca_gradient_descent(X, 2, learning_rate=0.005, random_state=0, max_iter=5000)
     assert result.converged
-    assert scipy.linalg.subspace_angles(result.W.T, axes.T).max() < 1e-4
-    assert result.objective[-1] == pytest.approx(minimum, rel=1e-8)
-    assert np.all(np.diff(result.objective) <= 1e-12 * result.objective[:-1])
+    assert scipy.linalg.subspace_angles(result.W, axes.T).max() < 1e-4
+    objective = result.objective_history
+    assert objective[-1] == pytest.approx(minimum, rel=1e-8)
+    assert np.all(np.diff(objective) <= 1e-12 * objective[:-1])
 
 
 # The minimum is 0 here: the objective falls to rounding level, where the
@@ -177,15 +191,15 @@ def test_rank_deficient_X_with_k_above_rank(method, k):
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         result = METHODS[method](X, k, random_state=0, max_iter=2000)
-    assert result.W.shape == (k, 8)
+    assert result.W.shape == (8, k)
     assert result.converged
     assert np.all(np.isfinite(result.Z)) and np.all(np.isfinite(result.W))
     # objective ~ 0: rounding level of ‖X‖², far below the 1.6e-1 of the data
-    assert result.objective[-1] <= 1e-20 * scale
-    np.testing.assert_allclose(result.Z @ result.W, X, rtol=0, atol=1e-9 * np.abs(X).max())
-    # the two true directions are in the row space of W
+    assert result.objective_history[-1] <= 1e-20 * scale
+    np.testing.assert_allclose(result.Z @ result.W.T, X, rtol=0, atol=1e-9 * np.abs(X).max())
+    # the two true directions are in the column space of W
     axes, _, _ = svd_reference(X, 2)
-    Q, _ = np.linalg.qr(result.W.T)  # orthonormal basis of the row space
+    Q, _ = np.linalg.qr(result.W)  # orthonormal basis of the column space
     assert np.linalg.norm(axes.T - Q @ (Q.T @ axes.T)) < 1e-6
 
 
@@ -197,3 +211,39 @@ def test_accepts_lists_and_does_not_modify_input(method):
     np.testing.assert_array_equal(X, X_copy)
     b = METHODS[method](X.tolist(), 2, random_state=0)
     np.testing.assert_array_equal(a.W, b.W)
+
+
+@pytest.mark.parametrize("max_iter", [1, 7, 200])
+@pytest.mark.parametrize("method", METHODS)
+def test_tol_zero_runs_exactly_max_iter(method, max_iter):
+    # exactly rank 2: with the default tol both solvers stop early, at the
+    # rounding floor of an exact fit; tol=0 must run every sweep anyway
+    X, _ = make_low_rank(30, 6, 2, noise=0.0, random_state=4)
+    X = centred(X)
+    assert METHODS[method](X, 2, random_state=0).n_iter < 200
+    with pytest.warns(
+        ConvergenceWarning, match=rf"stopped after max_iter={max_iter} iterations .* tol=0;"
+    ):
+        result = METHODS[method](X, 2, max_iter=max_iter, tol=0, random_state=0)
+    assert result.n_iter == max_iter
+    assert result.converged is False
+    assert result.objective_history.shape == (max_iter + 1,)
+    # the extra sweeps change nothing that matters: still the exact fit
+    if max_iter == 200:
+        np.testing.assert_allclose(result.reconstruction(), X, rtol=0, atol=1e-9 * np.abs(X).max())
+
+
+def test_stopping_rule_is_strict_and_relative():
+    """One sweep more or less: a relative decrease equal to tol does not stop."""
+    X = spectrum_data()
+    full = pca_als(X, 2, random_state=0, tol=1e-8)
+    history = full.objective_history
+    # the relative decrease of the last sweep is below tol, the one before not
+    decrease = -np.diff(history) / history[:-1]
+    assert decrease[-1] < 1e-8 <= decrease[-2]
+    # with tol equal to the decrease of the last sweep, that sweep no longer
+    # stops the run: a strict comparison
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        later = pca_als(X, 2, random_state=0, tol=float(decrease[-1]), max_iter=full.n_iter + 50)
+    assert later.n_iter > full.n_iter

@@ -15,7 +15,6 @@ import pytest
 import scipy.linalg
 import scipy.sparse.linalg
 import scipy.stats
-from estimator_checks import without_array_api_check
 from sklearn.base import clone
 from sklearn.datasets import make_circles
 from sklearn.decomposition import PCA as SklearnPCA
@@ -24,7 +23,6 @@ from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import pairwise
 from sklearn.pipeline import make_pipeline
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import pcalib.kernel_pca as kernel_pca_module
 from pcalib import PCA, KernelPCA, KernelRankWarning
@@ -1131,21 +1129,6 @@ def test_rff_needs_the_rbf_kernel(kernel):
 # ---------------------------------------------------------------------------
 # 8. scikit-learn API
 # ---------------------------------------------------------------------------
-
-
-@without_array_api_check(
-    parametrize_with_checks(
-        [
-            KernelPCA(),
-            KernelPCA(kernel="rbf"),
-            KernelPCA(kernel="poly"),
-            KernelPCA(kernel="rbf", approximation="nystrom", n_landmarks=10, random_state=0),
-            KernelPCA(kernel="rbf", approximation="rff", random_state=0),
-        ]
-    )
-)
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
 
 
 def test_get_params_set_params_clone():

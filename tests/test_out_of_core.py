@@ -46,7 +46,7 @@ def reference(data):
 
 @pytest.fixture(scope="module")
 def tsqr_result(data):
-    return pca_dask(data[1], K, method="tsqr")
+    return pca_dask(data[1], K, solver="tsqr")
 
 
 def assert_same_pca(result, reference, *, atol_components, rtol_variance):
@@ -59,13 +59,18 @@ def assert_same_pca(result, reference, *, atol_components, rtol_variance):
     assert result.n_samples_ == reference.n_samples_
 
 
-# --- the exact method equals the in-memory PCA -------------------------------
+# --- the exact solver equals the in-memory PCA -------------------------------
 
 
 def test_tsqr_equals_in_memory_pca(tsqr_result, reference):
     assert isinstance(tsqr_result, DaskPCAResult)
-    for name in ("components_", "explained_variance_", "explained_variance_ratio_",
-                 "singular_values_", "mean_"):
+    for name in (
+        "components_",
+        "explained_variance_",
+        "explained_variance_ratio_",
+        "singular_values_",
+        "mean_",
+    ):
         assert type(getattr(tsqr_result, name)) is np.ndarray, name
     assert tsqr_result.components_.shape == (K, N_FEATURES)
     assert_same_pca(tsqr_result, reference, atol_components=1e-8, rtol_variance=1e-10)
@@ -96,11 +101,9 @@ def test_numpy_input_is_wrapped(data, reference):
 def test_column_chunks_are_accepted(data, reference):
     """Several column chunks: tsqr rechunks them, compressed keeps them."""
     X_blocks = da.from_array(data[0], chunks=(CHUNK, 20))
-    result = pca_dask(X_blocks, K, method="tsqr")
+    result = pca_dask(X_blocks, K, solver="tsqr")
     assert_same_pca(result, reference, atol_components=1e-8, rtol_variance=1e-10)
-    result = pca_dask(
-        X_blocks, K, method="compressed", n_power_iterations=4, random_state=0
-    )
+    result = pca_dask(X_blocks, K, solver="compressed", iterated_power=4, random_state=0)
     assert_same_pca(result, reference, atol_components=1e-4, rtol_variance=1e-6)
 
 
@@ -112,31 +115,27 @@ def test_lazy_result_computes_to_the_same(data, tsqr_result):
         lazy.transform(data[2])
     computed = lazy.compute(scheduler="synchronous")  # any scheduler gives the same
     assert computed.is_computed
-    np.testing.assert_allclose(
-        computed.components_, tsqr_result.components_, rtol=0, atol=1e-12
-    )
+    np.testing.assert_allclose(computed.components_, tsqr_result.components_, rtol=0, atol=1e-12)
     np.testing.assert_allclose(
         computed.explained_variance_ratio_, tsqr_result.explained_variance_ratio_, rtol=1e-12
     )
 
 
-# --- the randomized method ---------------------------------------------------
+# --- the randomized solver ---------------------------------------------------
 
 
 def test_compressed_agrees_to_a_looser_tolerance(data, reference):
-    """Randomized: the error of component j shrinks like (s_16 / s_j)**(2q + 1)
-    with q power iterations, here about 1e-6 for q = 4, not rounding level."""
-    result = pca_dask(
-        data[1], K, method="compressed", n_power_iterations=4, random_state=0
-    )
+    """Randomized: the error of component j shrinks like (s_16 / s_j)**(2q + 1).
+
+    With q power iterations that is about 1e-6 for q = 4, not rounding level.
+    """
+    result = pca_dask(data[1], K, solver="compressed", iterated_power=4, random_state=0)
     assert_same_pca(result, reference, atol_components=1e-4, rtol_variance=1e-6)
 
 
 def test_compressed_is_reproducible_with_a_seed(data):
     def randomized(seed):
-        return pca_dask(
-            data[1], K, method="compressed", n_power_iterations=1, random_state=seed
-        )
+        return pca_dask(data[1], K, solver="compressed", iterated_power=1, random_state=seed)
 
     first, second, other = randomized(7), randomized(7), randomized(8)
     np.testing.assert_array_equal(first.components_, second.components_)
@@ -172,11 +171,10 @@ def test_bad_n_components(n_components, error, match):
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"method": "qr"}, ValueError, "method must be one of 'tsqr', 'compressed'"),
-        ({"n_power_iterations": -1}, ValueError, "n_power_iterations must be at least 0"),
-        ({"n_power_iterations": 1.5}, TypeError, "n_power_iterations must be an int"),
-        ({"random_state": np.random.default_rng(0)}, TypeError,
-         "random_state must be None"),
+        ({"solver": "qr"}, ValueError, "solver must be one of 'tsqr', 'compressed'"),
+        ({"iterated_power": -1}, ValueError, "iterated_power must be at least 0"),
+        ({"iterated_power": 1.5}, TypeError, "iterated_power must be an int"),
+        ({"random_state": np.random.default_rng(0)}, TypeError, "random_state must be None"),
         ({"random_state": -1}, ValueError, "random_state must be >= 0"),
         ({"compute": "yes"}, TypeError, "compute must be True or False"),
     ],
@@ -187,12 +185,12 @@ def test_bad_options(kwargs, error, match):
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
-@pytest.mark.parametrize("method", ["tsqr", "compressed"])
-def test_non_finite_dask_data(bad, method):
+@pytest.mark.parametrize("solver", ["tsqr", "compressed"])
+def test_non_finite_dask_data(bad, solver):
     X = good_small()
     X[9, 1] = bad  # in the third chunk
     with pytest.raises(ValueError, match="X contains NaN or infinite values"):
-        pca_dask(small_dask(X), 2, method=method)
+        pca_dask(small_dask(X), 2, solver=solver)
 
 
 def test_opposite_infinities_raise_no_warning_first():
@@ -262,7 +260,7 @@ def test_squares_that_underflow():
 
 
 def test_transform_checks_its_input(tsqr_result):
-    with pytest.raises(ValueError, match="X_new has 3 features but .* fitted on 50"):
+    with pytest.raises(ValueError, match=r"X_new has 3 features but .* fitted on 50"):
         tsqr_result.transform(np.ones((2, 3)))
     with pytest.raises(ValueError, match="X_new has 3 features"):
         tsqr_result.transform(da.ones((2, 3), chunks=1))
@@ -300,7 +298,10 @@ def test_pcalib_imports_without_dask():
     )
     completed = subprocess.run(
         [sys.executable, "-c", code],
-        capture_output=True, text=True, timeout=120, check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.strip() == "ok: " + DASK_MISSING

@@ -20,11 +20,9 @@ import pandas as pd
 import pytest
 import scipy.linalg
 import scipy.optimize
-from estimator_checks import without_array_api_check
 from sklearn.base import clone
 from sklearn.decomposition import PCA as SklearnPCA
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
 
 import pcalib.robust_pca
@@ -1141,11 +1139,6 @@ def test_inputs_are_not_modified():
 # ---------------------------------------------------------------------------
 # 13. scikit-learn API
 # ---------------------------------------------------------------------------
-
-
-@without_array_api_check(parametrize_with_checks([RobustPCA(random_state=0)]))
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
 
 
 def test_get_params_set_params_clone():

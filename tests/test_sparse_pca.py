@@ -18,7 +18,6 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from estimator_checks import without_array_api_check
 from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_wine
 from sklearn.decomposition import PCA as SklearnPCA
@@ -27,7 +26,6 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from pcalib import ElasticNetSPCA
 from pcalib.sparse_pca import zht_criterion
@@ -665,20 +663,3 @@ def test_bad_data_raises():
 # ---------------------------------------------------------------------------
 # 9. scikit-learn's estimator checks
 # ---------------------------------------------------------------------------
-
-
-# The checks' small random data leave some components empty at these
-# penalties; the warning saying so is the documented behaviour (tested in
-# section 8), not a failure of the check.
-@pytest.mark.filterwarnings("ignore:component\\(s\\) .* have no non-zero loading:UserWarning")
-@without_array_api_check(
-    parametrize_with_checks(
-        [
-            ElasticNetSPCA(),
-            ElasticNetSPCA(n_nonzero=2),
-            ElasticNetSPCA(standardize=True, l1_penalty=0.1),
-        ]
-    )
-)
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)

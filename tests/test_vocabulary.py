@@ -55,7 +55,6 @@ SYNONYMS = {
     "l2": "l2_penalty",
     "loss": "beta_loss (NMF)",
     "n_power_iterations": "iterated_power",
-    "n_iter": "max_iter",
     "seed": "random_state",
     "rng": "random_state",
     "sigma2": "noise_variance_",
