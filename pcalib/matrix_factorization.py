@@ -40,6 +40,21 @@ def _criterion(tol):
     return f"a sweep lowered the objective by less than tol={tol:g} times its starting value"
 
 
+def _descend(sweep, value, factors, *, max_iter, tol):
+    """Apply ``sweep`` to ``factors`` until it lowers ``value`` by little (:func:`small_decrease`).
+
+    Returns the final factors, the objective at the start and after every
+    sweep, and whether the stopping rule was met within ``max_iter`` sweeps.
+    """
+    history = [value(*factors)]
+    for _ in range(max_iter):
+        factors = sweep(*factors)
+        history.append(value(*factors))
+        if small_decrease(history, tol):
+            return factors, history, True
+    return factors, history, False
+
+
 def ridge_factorization(X, n_components, *, l2_penalty, max_iter=500, tol=1e-10, random_state=None):
     """Alternating ridge regressions for ``½‖X - Z Wᵀ‖² + ½λ(‖Z‖² + ‖W‖²)`` (eq. ``eq-mf-ridge``).
 
@@ -77,22 +92,13 @@ def ridge_factorization(X, n_components, *, l2_penalty, max_iter=500, tol=1e-10,
         residual = X - Z @ W.T
         return 0.5 * np.sum(residual**2) + 0.5 * l2_penalty * (np.sum(Z * Z) + np.sum(W * W))
 
-    history = [value(Z, W)]
-    converged = False
-    for _ in range(max_iter):
+    def sweep(Z, W):
         Z = _ridge_solve(X, W, l2_penalty)
-        W = _ridge_solve(X.T, Z, l2_penalty)
-        history.append(value(Z, W))
-        if small_decrease(history, tol):
-            converged = True
-            break
+        return Z, _ridge_solve(X.T, Z, l2_penalty)
+
+    (Z, W), history, converged = _descend(sweep, value, (Z, W), max_iter=max_iter, tol=tol)
     return factorization_result(
-        Z,
-        W,
-        history,
-        converged,
-        name="ridge_factorization",
-        criterion=_criterion(tol),
+        Z, W, history, converged, name="ridge_factorization", criterion=_criterion(tol)
     )
 
 
@@ -143,28 +149,19 @@ def sparse_factorization(
             + 0.5 * l2_penalty * np.sum(Z * Z)
         )
 
-    history = [value(Z, W)]
-    converged = False
-    for _ in range(max_iter):
+    def sweep(Z, W):
         Z = _ridge_solve(X, W, l2_penalty)
         gram = Z.T @ Z
         lipschitz = np.linalg.eigvalsh(gram)[-1]
-        if lipschitz > 0:
-            step = 1.0 / lipschitz
-            W = soft_threshold(W - step * (W @ gram - X.T @ Z), step * l1_penalty)
-        else:  # Z = 0: the loss does not depend on W, and the L1 penalty is least at W = 0
-            W = np.zeros_like(W)
-        history.append(value(Z, W))
-        if small_decrease(history, tol):
-            converged = True
-            break
+        if lipschitz <= 0:
+            # Z = 0: the loss does not depend on W, and the L1 penalty is least at W = 0
+            return Z, np.zeros_like(W)
+        step = 1.0 / lipschitz
+        return Z, soft_threshold(W - step * (W @ gram - X.T @ Z), step * l1_penalty)
+
+    (Z, W), history, converged = _descend(sweep, value, (Z, W), max_iter=max_iter, tol=tol)
     return factorization_result(
-        Z,
-        W,
-        history,
-        converged,
-        name="sparse_factorization",
-        criterion=_criterion(tol),
+        Z, W, history, converged, name="sparse_factorization", criterion=_criterion(tol)
     )
 
 
@@ -222,20 +219,16 @@ def logistic_factorization(
         loss = float(np.sum(np.logaddexp(0.0, theta) - X * theta))
         return loss + 0.5 * l2_penalty * (np.sum(Z * Z) + np.sum(W * W))
 
-    history = [value(Z, W, b)]
-    converged = False
-    for _ in range(max_iter):
+    def sweep(Z, W, b):
         residual = sigmoid(Z @ W.T + b) - X  # ∂/∂θ of the loss
         Z = Z - (residual @ W + l2_penalty * Z) / (0.25 * np.linalg.norm(W, 2) ** 2 + l2_penalty)
         residual = sigmoid(Z @ W.T + b) - X
         Z_one = np.hstack([Z, np.ones((n, 1))])
         lipschitz = 0.25 * np.linalg.norm(Z_one, 2) ** 2 + l2_penalty
         W = W - (residual.T @ Z + l2_penalty * W) / lipschitz
-        b = b - residual.sum(axis=0) / lipschitz
-        history.append(value(Z, W, b))
-        if small_decrease(history, tol):
-            converged = True
-            break
+        return Z, W, b - residual.sum(axis=0) / lipschitz
+
+    (Z, W, b), history, converged = _descend(sweep, value, (Z, W, b), max_iter=max_iter, tol=tol)
     return factorization_result(
         Z,
         W,
