@@ -12,6 +12,7 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.utils.validation import validate_data
 
 
 def as_float_matrix(X, *, name="X", min_samples=1, min_features=1, allow_nan=False):
@@ -206,40 +207,44 @@ def check_option(value, *, name, allowed):
     return value
 
 
-def check_positive_int(value, *, name):
-    """Raise unless ``value`` is an int >= 1 (bools are refused)."""
+def _check_int(value, *, name, minimum):
+    """Raise unless ``value`` is an int >= ``minimum`` (bools and floats such as 1.0 fail)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral):
         raise TypeError(f"{name} must be an int, got {value!r}.")
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1, got {value}.")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}.")
     return int(value)
+
+
+def check_positive_int(value, *, name):
+    """Raise unless ``value`` is an int >= 1."""
+    return _check_int(value, name=name, minimum=1)
 
 
 def check_non_negative_int(value, *, name):
-    """Raise unless ``value`` is an int >= 0 (bools and floats such as 0.0 are refused)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral):
-        raise TypeError(f"{name} must be an int, got {value!r}.")
-    if value < 0:
-        raise ValueError(f"{name} must be at least 0, got {value}.")
-    return int(value)
+    """Raise unless ``value`` is an int >= 0."""
+    return _check_int(value, name=name, minimum=0)
+
+
+def _check_real(value, *, name, strict):
+    """Raise unless ``value`` is a finite real number > 0 (``strict``) or >= 0."""
+    bound = "> 0" if strict else ">= 0"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
+        kind = "a positive number" if strict else "a number >= 0"
+        raise TypeError(f"{name} must be {kind}, got {value!r}.")
+    if not (np.isfinite(value) and (value > 0 if strict else value >= 0)):
+        raise ValueError(f"{name} must be a finite number {bound}, got {value}.")
+    return float(value)
 
 
 def check_positive_float(value, *, name):
     """Raise unless ``value`` is a finite real number > 0."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
-        raise TypeError(f"{name} must be a positive number, got {value!r}.")
-    if not (np.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {value}.")
-    return float(value)
+    return _check_real(value, name=name, strict=True)
 
 
 def check_non_negative_float(value, *, name):
     """Raise unless ``value`` is a finite real number >= 0 (penalties, thresholds)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
-        raise TypeError(f"{name} must be a number >= 0, got {value!r}.")
-    if not (np.isfinite(value) and value >= 0):
-        raise ValueError(f"{name} must be a finite number >= 0, got {value}.")
-    return float(value)
+    return _check_real(value, name=name, strict=False)
 
 
 def check_bool(value, *, name):
@@ -256,6 +261,30 @@ def check_fitted(estimator, attribute):
             f"This {type(estimator).__name__} instance is not fitted yet. Call "
             "'fit' with appropriate arguments before using this estimator."
         )
+
+
+def check_new_data(estimator, X, *, fitted_attribute, allow_nan=False):
+    """Validate data given to a fitted estimator (``transform``, ``score``, ...).
+
+    Parameters
+    ----------
+    estimator : fitted pcalib estimator
+    X : array-like of shape (n_samples, n_features_in_)
+    fitted_attribute : str
+        An attribute that ``fit`` sets; its absence raises ``NotFittedError``.
+    allow_nan : bool, default=False
+        Accept NaN as a missing entry (see :func:`as_float_matrix`).
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features_in_), dtype float64
+        Checked as by :func:`as_float_matrix`, with as many columns (and the
+        same column names, for a DataFrame) as the training data.
+    """
+    check_fitted(estimator, fitted_attribute)
+    X_checked = as_float_matrix(X, name="X", allow_nan=allow_nan)
+    validate_data(estimator, X, reset=False, skip_check_array=True)
+    return X_checked
 
 
 def as_generator(random_state):

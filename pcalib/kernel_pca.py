@@ -41,8 +41,8 @@ from ._linalg import flip_signs, numerical_rank, top_eigh
 from ._validation import (
     as_float_matrix,
     as_generator,
-    check_fitted,
     check_n_components,
+    check_new_data,
     check_option,
     check_positive_int,
 )
@@ -700,9 +700,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         -------
         Z : ndarray of shape (n_samples, n_components_)
         """
-        check_fitted(self, "eigenvalues_")
-        X_checked = as_float_matrix(X, name="X")
-        validate_data(self, X, reset=False, skip_check_array=True)
+        X_checked = check_new_data(self, X, fitted_attribute="eigenvalues_")
         if self.approximation == "exact":
             K_test = self._kernel(X_checked, self.X_fit_, self.gamma_)
             K_test_centered = center_test_kernel(

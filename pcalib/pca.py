@@ -26,6 +26,7 @@ from ._validation import (
     check_bool,
     check_fitted,
     check_n_components,
+    check_new_data,
     check_non_negative_float,
     check_non_negative_int,
     check_option,
@@ -435,9 +436,7 @@ default="auto"
         -------
         Z : ndarray of shape (n_samples, n_components_)
         """
-        check_fitted(self, "components_")
-        X_checked = as_float_matrix(X, name="X")
-        validate_data(self, X, reset=False, skip_check_array=True)
+        X_checked = check_new_data(self, X, fitted_attribute="components_")
         return self._center_and_scale(X_checked) @ self.components_.T
 
     def inverse_transform(self, Z):

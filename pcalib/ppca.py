@@ -40,6 +40,7 @@ from ._validation import (
     check_bool,
     check_fitted,
     check_n_components,
+    check_new_data,
     check_non_negative_float,
     check_option,
     check_positive_int,
@@ -689,16 +690,14 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         W_Minv = scipy.linalg.solve(M, self.W_.T, assume_a="pos").T
         return (np.eye(self.W_.shape[0]) - W_Minv @ self.W_.T) / self.noise_variance_
 
-    def _check_new_data(self, X, name="X"):
+    def _check_new_data(self, X):
         """Validate new data against the fit; return it and its mask of observed entries."""
-        check_fitted(self, "W_")
-        X_checked = self._check_data(X, name=name)
-        validate_data(self, X, reset=False, skip_check_array=True)
+        X_checked = check_new_data(self, X, fitted_attribute="W_", allow_nan=self.allow_missing)
         observed = ~np.isnan(X_checked)
         empty = np.flatnonzero(~observed.any(axis=1))
         if empty.size:
             raise ValueError(
-                f"{name} has {empty.size} row(s) with every entry missing (NaN), the first "
+                f"X has {empty.size} row(s) with every entry missing (NaN), the first "
                 f"is row {int(empty[0])}: there is nothing to condition on."
             )
         return X_checked, observed

@@ -30,6 +30,7 @@ from ._validation import (
     as_generator,
     check_fitted,
     check_n_components,
+    check_new_data,
     check_non_negative_float,
     check_option,
     check_positive_float,
@@ -367,9 +368,8 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         Z : ndarray of shape (n_samples, rank_)
             Their scores.
         """
-        check_fitted(self, "components_")
-        X_checked = np.ascontiguousarray(as_float_matrix(X, name="X"))  # same rounding, any layout
-        validate_data(self, X, reset=False, skip_check_array=True)
+        X_checked = check_new_data(self, X, fitted_attribute="components_")
+        X_checked = np.ascontiguousarray(X_checked)  # the same rounding for any memory layout
         if self.rank_ == 0:
             return np.zeros((X_checked.shape[0], 0))
         W = self.components_.T

@@ -32,6 +32,7 @@ from ._validation import (
     check_bool,
     check_fitted,
     check_n_components,
+    check_new_data,
     check_non_negative_float,
     check_positive_int,
     convergence_warning,
@@ -413,8 +414,7 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
                 "This ElasticNetSPCA was fitted from a Gram matrix (fit_gram), so it has no "
                 "training mean: centre (and scale) X yourself and use X @ components_.T."
             )
-        X_checked = as_float_matrix(X, name="X")
-        validate_data(self, X, reset=False, skip_check_array=True)
+        X_checked = check_new_data(self, X, fitted_attribute="components_")
         X_centered = X_checked - self.mean_
         if self.scale_ is not None:
             X_centered /= self.scale_
