@@ -5,7 +5,9 @@
 * :func:`randomized_svd`, the randomized range finder (chapter 2);
 * :func:`numerical_rank`, the count of eigenvalues above rounding;
 * :func:`soft_threshold`, the proximal operator of the L1 norm (chapter 5,
-  eq. ``eq-spca-soft``; chapters 6 and 7).
+  eq. ``eq-spca-soft``; chapters 6 and 7);
+* :func:`power_of_four_scale`, the unit in which an estimator can work on data
+  of any magnitude.
 
 An eigenvector or singular vector is defined only up to its sign. pcalib fixes
 it: in every component the entry of largest absolute value is positive (on a
@@ -16,7 +18,7 @@ the solver, the machine or the run.
 import numpy as np
 import scipy.linalg
 
-from ._validation import as_generator
+from ._validation import as_generator, check_non_negative_float
 
 # Below this order, or when at least half of the spectrum is wanted, the full
 # divide-and-conquer eigendecomposition beats LAPACK's partial one (MRRR),
@@ -150,5 +152,51 @@ def numerical_rank(eigenvalues, shape):
 
 
 def soft_threshold(value, threshold):
-    """``sign(v) · max(|v| - t, 0)``, the proximal operator of ``t‖·‖₁``, entrywise."""
+    """``sign(v) · max(|v| - t, 0)``, the proximal operator of ``t‖·‖₁``, entrywise.
+
+    Parameters
+    ----------
+    value : float or ndarray
+    threshold : float
+        ``t ≥ 0``. A float is used as it is (the inner loops pass one); anything
+        else is checked first.
+
+    Returns
+    -------
+    float or ndarray, shaped like ``value``
+    """
+    if not isinstance(threshold, float) or not threshold >= 0.0:
+        threshold = check_non_negative_float(threshold, name="threshold")
     return np.sign(value) * np.maximum(np.abs(value) - threshold, 0.0)
+
+
+def power_of_four_scale(X, axis=None):
+    """A power of four ``s`` with ``max |X| / s`` in ``[0.25, 1)``; 1 where ``X`` is 0.
+
+    Dividing by a power of two changes only the exponents of the entries, so
+    it is exact (subnormal entries become normal ones), and so is every later
+    sum, product and quotient: they give the digits they would give on ``X``,
+    scaled. With a power of four, square roots of squares (norms) are exact
+    too. An algorithm run on ``X / s`` and scaled back therefore works at any
+    magnitude of ``X``, without the squares of tiny data underflowing or those
+    of huge data overflowing, and gives the same digits for ``X`` and
+    ``4^j X``. NaN entries (missing values) are ignored.
+
+    Parameters
+    ----------
+    X : ndarray
+    axis : int, optional
+        One scale per slice along ``axis`` (e.g. ``axis=1``: one per row),
+        returned with that axis kept, to broadcast against ``X``; None gives
+        one scale for the whole array.
+
+    Returns
+    -------
+    s : float or ndarray
+    """
+    largest = np.max(
+        np.abs(X), axis=axis, where=~np.isnan(X), initial=0.0, keepdims=axis is not None
+    )
+    exponent = np.frexp(largest)[1]  # largest = m 2^exponent, m in [0.5, 1)
+    even_exponent = np.minimum(exponent + exponent % 2, 1022)  # 2^1024 overflows
+    return np.ldexp(1.0, even_exponent)

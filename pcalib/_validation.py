@@ -50,7 +50,13 @@ def as_float_matrix(X, *, name="X", min_samples=1, min_features=1, allow_nan=Fal
             f"{name} is a sparse matrix; pcalib works with dense arrays only. "
             f"Convert it with {name}.toarray() if it fits in memory."
         )
-    X_raw = np.asarray(X)
+    try:
+        X_raw = np.asarray(X)
+    except ValueError as exc:
+        raise ValueError(
+            f"{name} must be a rectangular 2-D array-like of numbers, with every row of "
+            f"the same length; converting it to an array failed: {exc}"
+        ) from exc
     if X_raw.dtype.kind in "USV":
         raise TypeError(
             f"{name} must contain only numbers, got an array of dtype {X_raw.dtype} "
@@ -95,6 +101,15 @@ def as_float_matrix(X, *, name="X", min_samples=1, min_features=1, allow_nan=Fal
 MAX_SUM_OF_SQUARES = np.finfo(np.float64).max * 2.0**-20
 
 
+def raise_too_large(name, largest):
+    """Raise the ``ValueError`` for data whose sum of squares would overflow."""
+    raise ValueError(
+        f"{name} is too large for float64 arithmetic: the sum of its squared "
+        f"entries exceeds {MAX_SUM_OF_SQUARES:.3g} (largest absolute entry "
+        f"{largest:.3g}). Rescale {name}, e.g. divide it by that entry."
+    )
+
+
 def check_finite(X, *, name="X"):
     """Raise ``ValueError`` if ``X`` holds NaN, infinity or values whose squares overflow.
 
@@ -116,11 +131,24 @@ def check_finite(X, *, name="X"):
                 f"{name} contains {what}: {int(mask.sum())} entries, the first at "
                 f"index {first}. Remove or impute them before fitting."
             )
-    raise ValueError(
-        f"{name} is too large for float64 arithmetic: the sum of its squared "
-        f"entries exceeds {MAX_SUM_OF_SQUARES:.3g} (largest absolute entry "
-        f"{np.abs(X).max():.3g}). Rescale {name}, e.g. divide it by that entry."
-    )
+    raise_too_large(name, np.abs(X).max())
+
+
+def check_squares_representable(X, *, name="X"):
+    """Raise ``ValueError`` if ``X`` is not zero but the sum of its squares underflows.
+
+    An objective such as ``‖X - Z Wᵀ‖²_F`` is then below the smallest normal
+    float64 (about ``2.2e-308``): it rounds to 0 or to a few bits, and a
+    solver that stops on its relative decrease would stop at any point. ``X``
+    is a 2-D float array that passed :func:`check_finite`.
+    """
+    sum_of_squares = np.einsum("ij,ij->", X, X)
+    if sum_of_squares < np.finfo(np.float64).tiny and np.any(X != 0.0):
+        raise ValueError(
+            f"{name} is too small for float64 arithmetic: the sum of its squared "
+            f"entries underflows (it is {sum_of_squares:.3g}; largest absolute entry "
+            f"{np.abs(X).max():.3g}). Rescale {name}, e.g. divide it by that entry."
+        )
 
 
 def check_n_components(
@@ -157,7 +185,8 @@ def check_n_components(
     if isinstance(n_components, Integral):
         if not 1 <= n_components <= upper:
             raise ValueError(
-                f"n_components must be between 1 and {upper_name} = {upper}; got {n_components}."
+                f"n_components must be between 1 and {upper_name} = {upper}; "
+                f"got {_describe(n_components)}."
             )
         return int(n_components)
     if isinstance(n_components, Real) and allow_fraction:
@@ -207,34 +236,79 @@ def check_option(value, *, name, allowed):
     return value
 
 
+# Largest integer parameter accepted: NumPy's integers (and array sizes) are
+# 64-bit, so a larger count would overflow wherever it reaches NumPy.
+MAX_INT = int(np.iinfo(np.int64).max)
+
+
+def _describe(value):
+    """``str(value)``, shortened for the enormous ints that a typo can produce."""
+    text = str(value)
+    return text if len(text) <= 30 else f"an int of {len(str(abs(value)))} digits"
+
+
 def _check_int(value, *, name, minimum):
-    """Raise unless ``value`` is an int >= ``minimum`` (bools and floats such as 1.0 fail)."""
+    """Raise unless ``value`` is an int in ``[minimum, MAX_INT]``.
+
+    Bools and floats (even 1.0) are refused with a ``TypeError``.
+    """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral):
         raise TypeError(f"{name} must be an int, got {value!r}.")
     if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {value}.")
+        raise ValueError(f"{name} must be at least {minimum}, got {_describe(value)}.")
+    if value > MAX_INT:
+        raise ValueError(f"{name} must be at most 2**63 - 1 = {MAX_INT}, got {_describe(value)}.")
     return int(value)
 
 
 def check_positive_int(value, *, name):
-    """Raise unless ``value`` is an int >= 1."""
+    """Raise unless ``value`` is an int >= 1 (and at most ``MAX_INT``)."""
     return _check_int(value, name=name, minimum=1)
 
 
 def check_non_negative_int(value, *, name):
-    """Raise unless ``value`` is an int >= 0."""
+    """Raise unless ``value`` is an int >= 0 (and at most ``MAX_INT``)."""
     return _check_int(value, name=name, minimum=0)
 
 
+def check_array_size(shape, *, name):
+    """Raise ``ValueError`` if NumPy cannot hold a float64 array of ``shape``.
+
+    ``shape`` is sized by the argument ``name`` (a number of samples, of random
+    features, ...); an array of more than ``2**63 - 1`` bytes is refused by
+    NumPy with a message that does not say which argument asked for it.
+    """
+    n_entries = int(np.prod([int(size) for size in shape], dtype=object))
+    if n_entries * 8 > MAX_INT:
+        raise ValueError(
+            f"{name} is too large: it asks for a float64 array of shape {shape}, "
+            f"{n_entries:.3g} entries, more than NumPy can address. Choose a smaller {name}."
+        )
+
+
 def _check_real(value, *, name, strict):
-    """Raise unless ``value`` is a finite real number > 0 (``strict``) or >= 0."""
+    """Raise unless ``value`` is a finite real number > 0 (``strict``) or >= 0.
+
+    Any real is converted with ``float``: a Python int too large for float64
+    (``10**400``) counts as infinite, and one that fits (``2**70``) is used as
+    that float.
+    """
     bound = "> 0" if strict else ">= 0"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
         kind = "a positive number" if strict else "a number >= 0"
         raise TypeError(f"{name} must be {kind}, got {value!r}.")
-    if not (np.isfinite(value) and (value > 0 if strict else value >= 0)):
-        raise ValueError(f"{name} must be a finite number {bound}, got {value}.")
-    return float(value)
+    number = _as_float(value)
+    if not (np.isfinite(number) and (number > 0 if strict else number >= 0)):
+        raise ValueError(f"{name} must be a finite number {bound}, got {_describe(value)}.")
+    return number
+
+
+def _as_float(value):
+    """``float(value)``, with ``±inf`` for an int beyond the range of float64."""
+    try:
+        return float(value)
+    except OverflowError:
+        return np.inf if value > 0 else -np.inf
 
 
 def check_positive_float(value, *, name):
@@ -245,6 +319,16 @@ def check_positive_float(value, *, name):
 def check_non_negative_float(value, *, name):
     """Raise unless ``value`` is a finite real number >= 0 (penalties, thresholds)."""
     return _check_real(value, name=name, strict=False)
+
+
+def check_finite_float(value, *, name):
+    """Raise unless ``value`` is a finite real number, of either sign."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
+        raise TypeError(f"{name} must be a real number, got {value!r}.")
+    number = _as_float(value)
+    if not np.isfinite(number):
+        raise ValueError(f"{name} must be finite, got {_describe(value)}.")
+    return number
 
 
 def check_bool(value, *, name):

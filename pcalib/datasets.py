@@ -14,7 +14,14 @@ from importlib import resources
 import numpy as np
 from sklearn.utils import Bunch
 
-from ._validation import as_generator, check_positive_float, check_positive_int
+from ._validation import (
+    as_generator,
+    check_array_size,
+    check_positive_float,
+    check_positive_int,
+)
+
+__all__ = ["load_faces", "load_usarrests", "make_low_rank", "make_spectrum", "make_spirals"]
 
 USARRESTS_DESCRIPTION = """\
 USArrests: violent crime rates by US state in 1973 (R's datasets::USArrests).
@@ -100,9 +107,11 @@ def make_spectrum(n_samples, n_features, variances, *, random_state=None):
     """
     n_samples = check_positive_int(n_samples, name="n_samples")
     n_features = check_positive_int(n_features, name="n_features")
+    check_array_size((n_features, n_features), name="n_features")
+    check_array_size((n_samples, n_features), name="n_samples")
     try:
         variances = np.asarray(variances, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise TypeError(f"variances must be an array of numbers: {exc}") from exc
     if variances.shape != (n_features,):
         raise ValueError(f"variances must have shape ({n_features},), got {variances.shape}.")
@@ -143,6 +152,8 @@ def make_low_rank(n_samples, n_features, rank, *, noise=0.1, random_state=None):
             f"rank must be at most min(n_samples, n_features) = "
             f"{min(n_samples, n_features)}, got {rank}."
         )
+    check_array_size((n_features, rank), name="n_features")
+    check_array_size((n_samples, n_features), name="n_samples")
     if noise != 0:
         check_positive_float(noise, name="noise")
     rng = as_generator(random_state)
@@ -165,7 +176,8 @@ def make_spirals(n_samples=400, *, turns=1.5, noise=0.05, random_state=None):
     n_samples : int, default=400
         Total number of points, split as evenly as possible between the arms.
     turns : float, default=1.5
-        Number of turns of each arm.
+        Number of turns of each arm, more than 0.25 (each arm starts a
+        quarter turn in, at ``t = π/2``).
     noise : float, default=0.05
         Standard deviation of the noise (0 gives points on the curves).
     random_state : None, int or numpy.random.Generator
@@ -179,7 +191,13 @@ def make_spirals(n_samples=400, *, turns=1.5, noise=0.05, random_state=None):
         The position of each point along its arm (its angle, in radians).
     """
     n_samples = check_positive_int(n_samples, name="n_samples")
+    check_array_size((n_samples, 2), name="n_samples")
     turns = check_positive_float(turns, name="turns")
+    if turns <= 0.25:
+        raise ValueError(
+            f"turns must be greater than 0.25, got {turns}: each arm runs from t = π/2 "
+            "(a quarter turn) to t = 2π · turns."
+        )
     if noise != 0:
         check_positive_float(noise, name="noise")
     rng = as_generator(random_state)

@@ -21,7 +21,7 @@ minimises ``‖y - X w‖² / (2n) + α ρ ‖w‖₁ + α (1 - ρ) ‖w‖² / 
 """
 
 import warnings
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -33,6 +33,9 @@ from ._validation import (
     check_positive_int,
     convergence_warning,
 )
+
+# The entry points: the other public names are building blocks that trust their caller.
+__all__ = ["elastic_net", "elastic_net_gram", "elastic_net_n_nonzero"]
 
 
 def coordinate_descent_sweep(G, beta, residual, coordinates, l1_penalty, l2_penalty):
@@ -152,22 +155,19 @@ def refine_on_orthant(G, c, beta, l1_penalty, l2_penalty):
 def elastic_net_gram(G, c, *, l1_penalty, l2_penalty, beta_init=None, max_iter=1000, tol=1e-10):
     """Minimise ``βᵀ G β - 2 cᵀβ + λ₂ ‖β‖² + λ₁ ‖β‖₁`` by coordinate descent.
 
-    Each round makes one coordinate-descent sweep over the current support
-    and the variables that violate their optimality condition, then solves
-    exactly within the resulting sign pattern (:func:`refine_on_orthant`),
-    and stops when every zero coefficient satisfies
-    ``|c_m - (G β)_m| ≤ λ₁/2`` (the KKT condition). Cheap when the solution
-    is sparse, and exact to rounding when it stops.
+    Checks its input and runs :func:`active_set_descent`.
 
     Parameters
     ----------
-    G : ndarray of shape (d, d)
-        ``Xᵀ X`` (symmetric positive semi-definite).
-    c : ndarray of shape (d,)
+    G : array-like of shape (d, d)
+        ``Xᵀ X``: symmetric positive semi-definite, which is checked (to a
+        tolerance relative to its largest eigenvalue).
+    c : array-like of shape (d,)
         ``Xᵀ y``.
     l1_penalty, l2_penalty : float
-        Penalties ``λ₁, λ₂ ≥ 0``. With ``λ₂ = 0`` this is the lasso.
-    beta_init : ndarray of shape (d,), optional
+        Penalties ``λ₁, λ₂ ≥ 0``, in the units of ``G``. With ``λ₂ = 0`` this
+        is the lasso.
+    beta_init : array-like of shape (d,), optional
         Warm start (copied).
     max_iter : int, default=1000
         Largest number of rounds.
@@ -185,9 +185,44 @@ def elastic_net_gram(G, c, *, l1_penalty, l2_penalty, beta_init=None, max_iter=1
     check_positive_int(max_iter, name="max_iter")
     check_positive_float(tol, name="tol")
     d = c.shape[0]
-    beta = np.zeros(d) if beta_init is None else np.array(beta_init, dtype=np.float64)
-    if beta.shape != (d,):
-        raise ValueError(f"beta_init must have shape ({d},); got {beta.shape}.")
+    if beta_init is None:
+        beta = np.zeros(d)
+    else:
+        beta = _as_float_vector(beta_init, name="beta_init", length=d, meaning="the warm start")
+    return active_set_descent(G, c, beta, l1_penalty, l2_penalty, max_iter=max_iter, tol=tol)
+
+
+def active_set_descent(G, c, beta, l1_penalty, l2_penalty, *, max_iter=1000, tol=1e-10):
+    """Minimise ``βᵀ G β - 2 cᵀβ + λ₂ ‖β‖² + λ₁ ‖β‖₁`` from ``beta`` (input already checked).
+
+    Each round makes one coordinate-descent sweep over the current support
+    and the variables that violate their optimality condition, then solves
+    exactly within the resulting sign pattern (:func:`refine_on_orthant`),
+    and stops when every zero coefficient satisfies
+    ``|c_m - (G β)_m| ≤ λ₁/2`` (the KKT condition). Cheap when the solution
+    is sparse, and exact to rounding when it stops. :func:`elastic_net_gram`
+    checks its input and calls this function.
+
+    Parameters
+    ----------
+    G : ndarray of shape (d, d)
+        Symmetric positive semi-definite.
+    c : ndarray of shape (d,)
+    beta : ndarray of shape (d,)
+        The starting point; overwritten.
+    l1_penalty, l2_penalty : float
+        ``λ₁, λ₂ ≥ 0``.
+    max_iter : int, default=1000
+        Largest number of rounds.
+    tol : float, default=1e-10
+        Slack of the KKT test, relative to ``max |c|``.
+
+    Returns
+    -------
+    beta : ndarray of shape (d,)
+    n_iter : int
+        Number of rounds made.
+    """
     slack = tol * float(np.abs(c).max(initial=0.0))
     residual = c - G @ beta
     candidates = np.union1d(np.flatnonzero(beta), kkt_violations(residual, beta, l1_penalty, slack))
@@ -216,20 +251,97 @@ def check_penalties(l1_penalty, l2_penalty):
 
 
 def check_gram_problem(G, c):
-    """``G`` a finite square matrix and ``c`` a finite vector of matching length."""
+    """``G`` a finite symmetric positive semi-definite matrix, ``c`` a finite vector to match.
+
+    Returns
+    -------
+    G : ndarray of shape (d, d)
+    c : ndarray of shape (d,)
+    """
     G = as_float_matrix(G, name="G")
-    c = np.asarray(c, dtype=np.float64)
-    if G.shape[0] != G.shape[1]:
-        raise ValueError(f"G must be a square matrix (Xᵀ X); got shape {G.shape}.")
-    if c.ndim != 1 or c.shape[0] != G.shape[0]:
-        raise ValueError(f"c must be a vector of length {G.shape[0]} (Xᵀ y); got shape {c.shape}.")
-    if not np.all(np.isfinite(c)):
-        raise ValueError("c contains NaN or infinite values.")
+    check_symmetric_psd(G, name="G", meaning="Xᵀ X")
+    c = _as_float_vector(c, name="c", length=G.shape[0], meaning="Xᵀ y")
     return G, c
+
+
+# Tolerances of check_symmetric_psd, relative to the largest entry and the
+# largest eigenvalue: a Gram matrix computed in float64 is symmetric to far
+# better than 1e-10, and its null eigenvalues come out as about ±n·eps times
+# the largest.
+SYMMETRY_TOLERANCE = 1e-10
+NEGATIVE_EIGENVALUE_TOLERANCE = 1e-8
+
+
+def check_symmetric_psd(G, *, name, meaning):
+    """Raise ``ValueError`` unless the finite matrix ``G`` is square, symmetric and PSD.
+
+    Symmetric: ``|G_ij - G_ji| ≤ 1e-10 max |G|``. Positive semi-definite: its
+    smallest eigenvalue is at least ``-1e-8`` times its largest absolute one.
+    Both tolerances are relative, so that ``c² G`` passes or fails as ``G``.
+
+    Parameters
+    ----------
+    G : ndarray of shape (d, d)
+    name : str
+        The argument, for the messages.
+    meaning : str
+        What ``G`` stands for, e.g. ``"Xᵀ X"``.
+    """
+    if G.shape[0] != G.shape[1]:
+        raise ValueError(f"{name} must be a square matrix ({meaning}); got shape {G.shape}.")
+    asymmetry = np.abs(G - G.T)
+    if asymmetry.max() > SYMMETRY_TOLERANCE * np.abs(G).max():
+        i, j = np.unravel_index(np.argmax(asymmetry), G.shape)
+        raise ValueError(
+            f"{name} must be symmetric ({meaning}); entry ({i}, {j}) is {G[i, j]:.6g} but "
+            f"entry ({j}, {i}) is {G[j, i]:.6g}."
+        )
+    eigenvalues = np.linalg.eigvalsh(G)
+    if eigenvalues[0] < -NEGATIVE_EIGENVALUE_TOLERANCE * np.abs(eigenvalues).max():
+        raise ValueError(
+            f"{name} must be positive semi-definite ({meaning}); it has the negative "
+            f"eigenvalue {eigenvalues[0]:.6g} (largest {eigenvalues[-1]:.6g})."
+        )
+
+
+def _as_float_vector(value, *, name, length, meaning):
+    """``value`` as a finite float64 vector of ``length`` entries, or an error naming ``name``.
+
+    Numbers only: strings (even numeric ones) and other objects raise
+    ``TypeError``; complex numbers, a wrong shape and NaN or infinity raise
+    ``ValueError``.
+    """
+    expected = f"{name} must be a vector of {length} real numbers ({meaning})"
+    try:
+        array = np.asarray(value)
+    except ValueError as exc:  # a ragged nested sequence
+        raise TypeError(f"{expected}; got {value!r}.") from exc
+    if np.iscomplexobj(array):
+        raise ValueError(f"{expected}; got complex values.")
+    numbers = array.dtype.kind in "biuf" or (
+        array.dtype.kind == "O" and all(isinstance(v, Real) for v in array.ravel().tolist())
+    )
+    if not numbers:
+        raise TypeError(f"{expected}; got {value!r}.")
+    try:
+        array = array.astype(np.float64)
+    except OverflowError as exc:  # a Python int beyond float64
+        raise ValueError(f"{expected}; got values too large for float64.") from exc
+    if array.shape != (length,):
+        raise ValueError(f"{expected}; got shape {array.shape}.")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} contains NaN or infinite values.")
+    return array
 
 
 def elastic_net(X, y, *, l1_penalty, l2_penalty, max_iter=1000, tol=1e-10):
     """Minimise ``‖y - X β‖² + λ₂ ‖β‖² + λ₁ ‖β‖₁`` (eq. ``eq-spca-enet``), no intercept.
+
+    The penalties carry units: ``elastic_net(a X, b y)`` with ``λ₁`` times
+    ``a b`` and ``λ₂`` times ``a²`` gives ``β`` times ``b / a``. The problem is
+    solved on ``X`` and ``y`` divided by the powers of two nearest their
+    largest entries, so that ``Xᵀ X`` and ``Xᵀ y`` neither overflow nor
+    underflow, and ``β`` is converted back (exactly).
 
     Parameters
     ----------
@@ -247,24 +359,70 @@ def elastic_net(X, y, *, l1_penalty, l2_penalty, max_iter=1000, tol=1e-10):
     n_iter : int
     """
     X = as_float_matrix(X, name="X")
-    if np.ndim(y) != 1 or np.shape(y)[0] != X.shape[0]:
-        raise ValueError(
-            f"y must be a vector with one entry per row of X ({X.shape[0]}); got shape "
-            f"{np.shape(y)}."
-        )
-    y = as_float_matrix(np.reshape(y, (-1, 1)), name="y")
-    return elastic_net_gram(
-        X.T @ X,
-        X.T @ y[:, 0],
-        l1_penalty=l1_penalty,
-        l2_penalty=l2_penalty,
+    y = _as_float_vector(y, name="y", length=X.shape[0], meaning="one entry per row of X")
+    l1_penalty, l2_penalty = check_penalties(l1_penalty, l2_penalty)
+    check_positive_int(max_iter, name="max_iter")
+    check_positive_float(tol, name="tol")
+    a, b = _binary_exponent(X), _binary_exponent(y)
+    X_unit, y_unit = np.ldexp(X, -a), np.ldexp(y, -b)
+    beta, n_iter = active_set_descent(
+        X_unit.T @ X_unit,
+        X_unit.T @ y_unit,
+        np.zeros(X.shape[1]),
+        np.ldexp(l1_penalty, -a - b),
+        np.ldexp(l2_penalty, -2 * a),
         max_iter=max_iter,
         tol=tol,
     )
+    beta = np.ldexp(beta, b - a)
+    if not np.all(np.isfinite(beta)):
+        raise ValueError(
+            "The coefficients exceed float64's range: y is too large for the scale of X. "
+            "Rescale y (the coefficients scale with it)."
+        )
+    return beta, n_iter
+
+
+def _binary_exponent(A):
+    """The ``e`` with ``max |A| = m 2**e``, ``0.5 ≤ m < 1`` (0 for an all-zero ``A``)."""
+    return int(np.frexp(np.abs(A).max(initial=0.0))[1])
 
 
 def elastic_net_n_nonzero(G, c, *, n_nonzero, l2_penalty):
     """Elastic net with exactly ``n_nonzero`` non-zero coefficients (eq. ``eq-spca-path``).
+
+    Checks its input and follows the path with :func:`path_to_n_nonzero`.
+
+    Parameters
+    ----------
+    G : array-like of shape (d, d)
+        ``Xᵀ X``: symmetric positive semi-definite, which is checked.
+    c : array-like of shape (d,)
+        ``Xᵀ y``.
+    n_nonzero : int
+        ``1 ≤ n_nonzero ≤ d``.
+    l2_penalty : float
+        ``λ₂ ≥ 0``, in the units of ``G``. With ``λ₂ = 0`` (the lasso) the
+        columns of ``G`` that enter the path must be linearly independent.
+
+    Returns
+    -------
+    beta : ndarray of shape (d,)
+    l1_penalty : float
+        The ``λ₁`` of that knot (0 when the path ends first).
+    """
+    G, c = check_gram_problem(G, c)
+    l2_penalty = check_non_negative_float(l2_penalty, name="l2_penalty")
+    d = c.shape[0]
+    if isinstance(n_nonzero, (bool, np.bool_)) or not isinstance(n_nonzero, Integral):
+        raise TypeError(f"n_nonzero must be an int, got {n_nonzero!r}.")
+    if not 1 <= n_nonzero <= d:
+        raise ValueError(f"n_nonzero must be between 1 and {d}; got {n_nonzero}.")
+    return path_to_n_nonzero(G, c, int(n_nonzero), l2_penalty)
+
+
+def path_to_n_nonzero(G, c, n_nonzero, l2_penalty):
+    """The path of :func:`elastic_net_n_nonzero` on checked input.
 
     Follows the regularisation path from ``λ₁ = 2 max|c|`` (all zero) down.
     Between two knots the support ``A`` and the signs ``s`` are fixed and the
@@ -282,6 +440,7 @@ def elastic_net_n_nonzero(G, c, *, n_nonzero, l2_penalty):
     Parameters
     ----------
     G : ndarray of shape (d, d)
+        Symmetric positive semi-definite.
     c : ndarray of shape (d,)
     n_nonzero : int
         ``1 ≤ n_nonzero ≤ d``.
@@ -293,14 +452,15 @@ def elastic_net_n_nonzero(G, c, *, n_nonzero, l2_penalty):
     beta : ndarray of shape (d,)
     l1_penalty : float
         The ``λ₁`` of that knot (0 when the path ends first).
+
+    Raises
+    ------
+    ValueError
+        ``M`` is singular: columns of ``G`` that enter together are
+        collinear and ``λ₂`` is too small to tell them apart, so the path is
+        not unique.
     """
-    G, c = check_gram_problem(G, c)
-    l2_penalty = check_non_negative_float(l2_penalty, name="l2_penalty")
     d = c.shape[0]
-    if isinstance(n_nonzero, (bool, np.bool_)) or not isinstance(n_nonzero, Integral):
-        raise TypeError(f"n_nonzero must be an int, got {n_nonzero!r}.")
-    if not 1 <= n_nonzero <= d:
-        raise ValueError(f"n_nonzero must be between 1 and {d}; got {n_nonzero}.")
     scale = float(np.abs(c).max())
     if scale == 0.0:
         return np.zeros(d), 0.0
@@ -311,9 +471,8 @@ def elastic_net_n_nonzero(G, c, *, n_nonzero, l2_penalty):
     signs = np.sign(c)
     while True:
         M = G[np.ix_(active, active)] + l2_penalty * np.eye(active.size)
-        u = np.linalg.solve(M, c[active])
-        w = np.linalg.solve(M, 0.5 * signs[active])  # β_A(λ) = u - λ w
-        a = c - G[:, active] @ u  # residual(λ) = a + λ b
+        u, w = _solve_active(M, np.column_stack([c[active], 0.5 * signs[active]]), active)
+        a = c - G[:, active] @ u  # residual(λ) = a + λ b, with β_A(λ) = u - λ w
         b = G[:, active] @ w
         below = level * (1 - 1e-12)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -325,8 +484,10 @@ def elastic_net_n_nonzero(G, c, *, n_nonzero, l2_penalty):
         enter[active] = -np.inf
         next_level = max(enter.max(), leave.max(initial=-np.inf))
         beta = np.zeros(d)
-        if next_level == -np.inf:  # the path reaches λ₁ = 0 with fewer variables
+        if next_level == -np.inf:  # the path reaches λ₁ = 0 with no other knot
             beta[active] = u
+            if active.size > n_nonzero:  # a tied first group larger than the count
+                return _report_count(beta, n_nonzero), 0.0
             return beta, 0.0
         level = next_level
         entering = np.flatnonzero(enter >= level * (1 - 1e-9))
@@ -338,6 +499,29 @@ def elastic_net_n_nonzero(G, c, *, n_nonzero, l2_penalty):
         active = np.union1d(np.setdiff1d(active, leaving), entering)
         if active.size > n_nonzero:  # several variables entered together
             return _report_count(beta, n_nonzero), level
+
+
+def _solve_active(M, right_hand_sides, active):
+    """``M⁻¹`` times the two columns of ``right_hand_sides``, or an error if ``M`` is singular.
+
+    ``M = G_AA + λ₂ I`` is singular, or too close to it for its solution to
+    mean anything, when columns of ``G`` in ``A`` are collinear and ``λ₂`` is
+    negligible next to them. Collinearity does not depend on the units of the
+    columns, so the test is on ``M`` with its diagonal scaled to 1 (a
+    correlation matrix when ``λ₂ = 0``), whose condition number measures it.
+    """
+    diagonal = np.sqrt(np.diag(M))
+    with np.errstate(divide="ignore", invalid="ignore"):  # a zero column: inf or NaN, refused
+        condition = np.linalg.cond(M / np.outer(diagonal, diagonal))
+    if not condition <= 1.0 / (M.shape[0] * np.finfo(np.float64).eps):
+        raise ValueError(
+            f"The elastic-net path is not unique: columns {active.tolist()} of G are collinear "
+            "and l2_penalty is too small to tell them apart (with l2_penalty=0, the lasso, any "
+            "mix of them fits equally well). Pass a positive l2_penalty, small next to the "
+            "diagonal of G, to make the solution unique."
+        )
+    solution = np.linalg.solve(M, right_hand_sides)
+    return solution[:, 0], solution[:, 1]
 
 
 def _in_range(values, upper):

@@ -26,8 +26,11 @@ from ._validation import (
     check_option,
     check_positive_float,
     check_positive_int,
+    check_squares_representable,
     convergence_warning,
 )
+
+__all__ = ["FactorizationResult", "pca_als", "pca_gradient_descent"]
 
 
 @dataclass(frozen=True)
@@ -68,9 +71,12 @@ class FactorizationResult:
 def check_factorization_args(X, n_components, max_iter, tol, random_state):
     """The checks every factorisation shares; returns ``X``, ``k`` and a random generator.
 
-    ``tol=0`` is accepted and means "run exactly ``max_iter`` iterations".
+    ``tol=0`` is accepted and means "run exactly ``max_iter`` iterations". A
+    non-zero ``X`` whose squares underflow (entries near ``1e-160``) is
+    refused: the objectives, sums of squares, could not be computed.
     """
     X = as_float_matrix(X, name="X", min_samples=2)
+    check_squares_representable(X)
     k = check_n_components(n_components, min(X.shape))
     check_positive_int(max_iter, name="max_iter")
     check_non_negative_float(tol, name="tol")

@@ -31,6 +31,10 @@ from ._linalg import (
 )
 from ._validation import as_generator, convergence_warning
 
+# No entry points: these functions are the building blocks of PCA's solvers and trust
+# their caller (PCA checks the data).
+__all__ = []
+
 EPS = np.finfo(np.float64).eps
 
 

@@ -41,12 +41,17 @@ from ._linalg import flip_signs, numerical_rank, top_eigh
 from ._validation import (
     as_float_matrix,
     as_generator,
+    check_array_size,
+    check_finite_float,
     check_n_components,
     check_new_data,
     check_option,
+    check_positive_float,
     check_positive_int,
 )
 from .kernels import KERNELS, kernel_matrix, resolve_gamma
+
+__all__ = ["KernelPCA", "KernelRankWarning"]
 
 APPROXIMATIONS = ("exact", "nystrom", "rff")
 EIGEN_SOLVERS = ("auto", "dense", "arpack")
@@ -190,22 +195,27 @@ def positive_part(eigenvalues, shape, *, scale, what, warn=True):
     Raises
     ------
     ValueError
-        No eigenvalue is above the rounding level.
+        No eigenvalue is above the rounding level. The message assumes that
+        the samples differ (the caller refuses identical samples first).
     """
     threshold = max(shape) * np.finfo(np.float64).eps * scale
     rank = int(np.count_nonzero(eigenvalues > threshold))
     k = eigenvalues.shape[0]
     indefinite = eigenvalues[-1] < -threshold
-    if rank == 0:
-        reason = (
-            f"has no positive eigenvalue (the largest is {eigenvalues[0]:.3g}): "
-            "the kernel is not positive semi-definite"
-            if indefinite
-            else "is numerically zero: all samples coincide in the feature space"
-        )
+    if rank == 0 and indefinite:
         raise ValueError(
-            f"the {what} {reason}, so there is no direction of variance. Check X "
-            "and the kernel and its parameters."
+            f"the {what} has no positive eigenvalue (the largest is {eigenvalues[0]:.3g}): "
+            "the kernel is not positive semi-definite, so there is no direction of "
+            "variance. Check X and the kernel and its parameters."
+        )
+    if rank == 0:
+        raise ValueError(
+            f"the {what} is numerically zero although the samples of X differ: the kernel "
+            "does not tell them apart in float64 arithmetic, so there is no direction of "
+            "variance. X varies by amounts too small for this kernel (for the linear "
+            "kernel, X Xᵀ underflows), or its parameters flatten it (a tiny gamma, that "
+            "is a huge bandwidth, or a coef0 that dwarfs gamma <x, y>). Rescale X, or "
+            "change the kernel or its gamma, bandwidth or coef0."
         )
     if rank == k or not warn:
         return rank
@@ -386,9 +396,15 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         returns the ``len(X) × len(Y)`` matrix of kernel values.
     gamma : float, default=None
         ``γ`` of the RBF kernel ``exp(-γ ‖x - y‖²)`` and of the polynomial
-        kernel ``(γ ⟨x, y⟩ + coef0)^degree``; None means ``1 / n_features``.
+        kernel ``(γ ⟨x, y⟩ + coef0)^degree``; None means ``1 / n_features``
+        (scikit-learn's default). ``γ`` is in units of ``1 / X²``: that
+        default does not follow the units of ``X`` (``c X`` with the default
+        is a different kernel from ``X``), whereas ``gamma / c²`` (or
+        ``c · bandwidth``) on ``c X`` gives the same kernel and the same
+        scores. Standardise ``X``, or choose ``gamma`` for its units.
     bandwidth : float, default=None
-        ``σ`` of the RBF kernel ``exp(-‖x - y‖² / (2σ²))``, instead of ``gamma``.
+        ``σ`` of the RBF kernel ``exp(-‖x - y‖² / (2σ²))``, instead of
+        ``gamma``; in the units of ``X``.
     degree : int, default=3
         Degree of the polynomial kernel.
     coef0 : float, default=1.0
@@ -528,6 +544,12 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         """
         self._check_parameters()
         X_checked = as_float_matrix(X, name="X", min_samples=2)
+        if np.all(X_checked == X_checked[0]):
+            raise ValueError(
+                "X has zero variance in every feature: all samples are equal, so they "
+                "coincide in the feature space of any kernel and kernel PCA has no "
+                "direction of variance."
+            )
         n_samples, n_features = X_checked.shape
         gamma = self._resolve_gamma(n_features)
         rng = as_generator(self.random_state)
@@ -558,6 +580,12 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         check_positive_int(self.n_landmarks, name="n_landmarks")
         check_positive_int(self.n_random_features, name="n_random_features")
         check_positive_int(self.degree, name="degree")
+        # checked whatever the kernel, as scikit-learn does, even where it ignores them
+        if self.gamma is not None:
+            check_positive_float(self.gamma, name="gamma")
+        if self.bandwidth is not None:
+            check_positive_float(self.bandwidth, name="bandwidth")
+        check_finite_float(self.coef0, name="coef0")
         if self.approximation == "rff" and self.kernel != "rbf":
             raise ValueError(
                 f"approximation='rff' needs kernel='rbf', got kernel={self.kernel!r}: "
@@ -588,6 +616,11 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         k = check_n_components(self.n_components, n, upper_name="the number of training samples")
         K = self._kernel(X, X, gamma)
         scale = n * np.abs(K).max()  # bounds ‖K‖₂: rounding in K̃ is relative to it
+        if self.kernel == "rbf":
+            # exp(-γ D) inherits the cancellation error of D, eps (‖x‖² + ‖y‖²)
+            # with the norms of the shifted data (squared_distances), times γ
+            X_shifted = X - X.mean(axis=0)
+            scale *= 1.0 + 4.0 * gamma * np.einsum("ij,ij->i", X_shifted, X_shifted).max()
         K_centered, column_means, mean = center_kernel(K)
         del K
         solver = self.eigen_solver
@@ -656,6 +689,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             min(X.shape[0], self.n_random_features),
             upper_name="min(n_samples, n_random_features)",
         )
+        check_array_size((max(X.shape), self.n_random_features), name="n_random_features")
         Omega, b = random_fourier_parameters(X.shape[1], self.n_random_features, gamma, rng)
         fitted = {"random_weights_": Omega, "random_offsets_": b}
         return self._fit_features(random_fourier_features(X, Omega, b), k, fitted)

@@ -28,6 +28,8 @@ from .factorization import (
     small_decrease,
 )
 
+__all__ = ["logistic_factorization", "ridge_factorization", "sparse_factorization"]
+
 
 def _ridge_solve(X, W, l2_penalty):
     """``argmin_Z ½‖X - Z Wᵀ‖² + ½λ‖Z‖² = X W (Wᵀ W + λ I)⁻¹`` (X: n × d, W: d × k)."""

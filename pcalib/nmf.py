@@ -28,6 +28,13 @@ any permutation. Without penalties pcalib normalises the rows of ``H`` to
 unit Euclidean norm (moving the scale into ``W``) and orders the components
 by decreasing ``‖w_j‖ ‖h_j‖``; with penalties the scale is part of the
 objective and is left as fitted.
+
+Units: the factors are in units of ``√X`` and the objective in units of
+``X²`` (Frobenius) or ``X`` (KL). ``NMF`` fits ``X / 4ᵉ``, whose largest
+entry is near 1 (:func:`unit_exponent`), and multiplies the factors back by
+``2ᵉ``: powers of two, so the rescaling is exact, nothing overflows, and the
+constants of the algorithm (``TINY``, the tolerance, the start) are relative
+to the data. ``fit(c X)`` is therefore ``fit(X)`` rescaled.
 """
 
 from typing import NamedTuple
@@ -50,11 +57,14 @@ from ._validation import (
 )
 from .factorization import small_decrease
 
+__all__ = ["NMF"]
+
 BETA_LOSSES = ("frobenius", "kullback-leibler")
 SOLVERS = ("cd", "mu", "pg")
 INITS = ("random", "nndsvd", "nndsvda")
 # Added to denominators and arguments of logarithms so that zero rows,
-# zero columns and exact zeros never divide by zero.
+# zero columns and exact zeros never divide by zero. NMF runs on data whose
+# largest entry is near 1 (unit_exponent), so this is relative to the data.
 TINY = 1e-12
 # Above this min(n, d), NNDSVD takes its k singular triplets from a randomized
 # SVD (seeded, so the start stays deterministic) instead of a full SVD.
@@ -70,8 +80,11 @@ EXTRAPOLATION_SHRINK = 1.5
 # projected Newton, and the size of Newton's temporaries per block of rows.
 WARM_SWEEPS = 10
 NEWTON_BLOCK = 4_000_000
-# NNDSVD entries below this are set to zero (and filled, for "nndsvda").
+# NNDSVD entries below this times √σ₁, the largest an entry can be, are set
+# to zero (and filled, for "nndsvda").
 NNDSVD_ZERO = 1e-6
+# The degree p of each loss: scaling X and W H by c scales it by cᵖ.
+LOSS_DEGREE = {"frobenius": 2, "kullback-leibler": 1}
 
 
 def check_non_negative(X, *, name="X"):
@@ -133,6 +146,49 @@ def scaled_penalties(alpha_W, alpha_H, l1_ratio, n_samples, n_features):
         l2_W=alpha_W * (1.0 - l1_ratio) * n_features,
         l2_H=alpha_H * (1.0 - l1_ratio) * n_samples,
     )
+
+
+def penalties_in_units(penalties, W_exponent, H_exponent, objective_exponent):
+    """The weights of eq. ``eq-nmf-penalised`` for factors and objective measured in powers of 2.
+
+    With ``W = 2ᵃ W'``, ``H = 2ᵇ H'`` and the objective divided by ``2ᶜ``,
+    ``λ₁ᵂ‖W‖₁ = 2ᶜ (2ᵃ⁻ᶜ λ₁ᵂ) ‖W'‖₁`` and
+    ``½ λ₂ᵂ‖W‖²_F = 2ᶜ ½ (2²ᵃ⁻ᶜ λ₂ᵂ) ‖W'‖²_F``, and likewise for ``H``: the
+    problem in ``W', H'`` with the returned weights is the original one
+    divided by ``2ᶜ``. Multiplying by a power of 2 is exact.
+
+    Parameters
+    ----------
+    penalties : Penalties
+        ``(λ₁ᵂ, λ₁ᴴ, λ₂ᵂ, λ₂ᴴ)`` in the units of the data.
+    W_exponent, H_exponent, objective_exponent : int
+        ``a``, ``b`` and ``c``.
+
+    Returns
+    -------
+    Penalties
+        The weights for ``W'``, ``H'`` and the objective divided by ``2ᶜ``;
+        ``inf`` where they overflow.
+    """
+    a, b, c = W_exponent, H_exponent, objective_exponent
+    with np.errstate(over="ignore"):
+        return Penalties(
+            l1_W=float(np.ldexp(penalties.l1_W, a - c)),
+            l1_H=float(np.ldexp(penalties.l1_H, b - c)),
+            l2_W=float(np.ldexp(penalties.l2_W, 2 * a - c)),
+            l2_H=float(np.ldexp(penalties.l2_H, 2 * b - c)),
+        )
+
+
+def unit_exponent(X):
+    """``e`` such that the largest entry of ``X / 4ᵉ`` lies in [1/2, 2]; 0 when ``X = 0``.
+
+    ``NMF`` fits ``X / 4ᵉ`` and multiplies ``W`` and ``H`` by ``2ᵉ``, the
+    objective by ``4ᵉᵖ`` (``p`` from ``LOSS_DEGREE``). ``X`` has passed
+    ``as_float_matrix``, so ``4ᵉ`` is a finite float.
+    """
+    largest = float(X.max(initial=0.0))
+    return 0 if largest <= 0.0 else int(np.round(np.log2(largest) / 2))
 
 
 def penalty(W, H, penalties):
@@ -262,10 +318,13 @@ def nndsvd(X, k, *, fill_zeros=False):
 
     For each of the top ``k`` singular triplets ``(σ, u, v)``, keep the positive
     or the negative parts of ``u`` and ``v``, whichever pair has the larger
-    product of norms, scaled by ``√σ``. ``fill_zeros`` replaces the zeros by
-    the mean of ``X`` (``"nndsvda"``), which multiplicative updates need, since
-    they can never move an entry away from 0. Entries below ``NNDSVD_ZERO``
-    count as zeros (scikit-learn's convention, so the two starts agree).
+    product of norms, scaled by ``√σ``. Entries below ``NNDSVD_ZERO √σ₁`` (no
+    entry exceeds ``√σ₁``) count as zeros. ``fill_zeros`` (``"nndsvda"``)
+    replaces the zeros by :func:`typical_entry`, ``√(mean(X) / k)``, which
+    multiplicative updates need, since they can never move an entry away
+    from 0. Both are in units of ``√X``, so ``nndsvd(c X)`` is ``√c``
+    times ``nndsvd(X)``; scikit-learn instead fills with the mean of ``X``
+    and uses the absolute threshold ``1e-6``, which depend on its units.
 
     Returns
     -------
@@ -289,12 +348,13 @@ def nndsvd(X, k, *, fill_zeros=False):
         if size > 0:
             W[:, j] = np.sqrt(s[j] * size) * u_part / np.linalg.norm(u_part)
             H[j] = np.sqrt(s[j] * size) * v_part / np.linalg.norm(v_part)
-    W[W < NNDSVD_ZERO] = 0.0
-    H[H < NNDSVD_ZERO] = 0.0
+    zero = NNDSVD_ZERO * np.sqrt(s[0])
+    W[W < zero] = 0.0
+    H[H < zero] = 0.0
     if fill_zeros:
-        mean = X.mean()
-        W[W == 0] = mean
-        H[H == 0] = mean
+        fill = typical_entry(X, k)
+        W[W == 0] = fill
+        H[H == 0] = fill
     return W, H
 
 
@@ -324,10 +384,19 @@ def drop_dead_components(W, H):
     return W, H
 
 
+def typical_entry(X, k):
+    """``√(mean(X) / k)``: factors with all entries this size give ``W H`` the mean of ``X``.
+
+    In units of ``√X``, as the factors are; ``TINY`` stands in for the mean
+    of an all-zero ``X``.
+    """
+    return float(np.sqrt(max(float(X.mean()), TINY) / k))
+
+
 def random_start(X, k, random_state):
-    """``|N(0, 1)|`` entries scaled so that ``W H`` has the mean of ``X``, as scikit-learn's."""
+    """``|N(0, 1)|`` entries times :func:`typical_entry`, as scikit-learn's random start."""
     rng = as_generator(random_state)
-    scale = np.sqrt(max(X.mean(), TINY) / k)
+    scale = typical_entry(X, k)
     return (
         np.abs(rng.standard_normal((X.shape[0], k))) * scale,
         np.abs(rng.standard_normal((k, X.shape[1]))) * scale,
@@ -513,12 +582,14 @@ def kl_newton_W(X, W, H, l1_penalty, l2_penalty, *, rtol=1e-10):
     """:func:`projected_newton_rows` for the KL objective in ``W`` with ``H`` fixed.
 
     Gradient ``(1 - X / WH) Hᵀ + λ₁ + λ₂ W``; Hessian of row ``i``
-    ``H diag(x_i / (w_i H)²) Hᵀ + λ₂ I``.
+    ``H diag(x_i / (w_i H)²) Hᵀ + λ₂ I``; ``WH`` at least ``TINY``, as in
+    :func:`multiplicative_update_kl`, so that both stay finite where
+    ``(WH)_ij = 0 < x_ij``.
     """
     positive = X > 0
 
     def derivatives(W_rows, rows):
-        WH = W_rows @ H
+        WH = np.maximum(W_rows @ H, TINY)
         ratio = np.divide(X[rows], WH, out=np.zeros_like(WH), where=positive[rows])
         weights = np.divide(ratio, WH, out=np.zeros_like(WH), where=positive[rows])  # x/(wH)²
         gradient = (1.0 - ratio) @ H.T + l1_penalty + l2_penalty * W_rows
@@ -663,6 +734,22 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     -----
     Each iteration updates ``W`` and then ``H``, as scikit-learn's ``cd`` and
     ``mu`` solvers do.
+
+    The fit does not depend on the units of ``X``. Without penalties,
+    ``fit(c X)`` for ``c > 0`` gives the same ``components_`` (unit rows),
+    ``c`` times ``W`` (from ``fit_transform`` and ``transform``), ``c``
+    times ``reconstruction_err_`` for the Frobenius loss and ``√c`` times for
+    KL, the ``objective_history_`` times ``c²`` (Frobenius) or ``c`` (KL),
+    and the same ``n_iter_`` and ``converged_``, up to rounding. With
+    penalties the factors each scale by ``√c`` when the weights are given in
+    the units of ``c X``: ``λ₁`` times ``c^(3/2)`` and ``λ₂`` times ``c``
+    for the Frobenius loss, ``λ₁`` times ``√c`` and ``λ₂`` unchanged for KL
+    (``alpha_W`` and ``alpha_H`` with ``l1_ratio`` 1 or 0). Internally the
+    fit runs on ``X`` divided by a power of 4 near its largest entry
+    (:func:`unit_exponent`), so no product overflows or underflows.
+
+    A call of ``fit`` that raises leaves the estimator as it was: attributes
+    are set only once the fit has succeeded.
     """
 
     def __init__(
@@ -724,14 +811,22 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             if self.extrapolate and self.solver != "cd":
                 raise ValueError(f"extrapolate=True needs solver='cd'; got solver={self.solver!r}.")
 
-    def _check_X(self, X, reset):
-        X_checked = as_float_matrix(X, name="X")
-        check_non_negative(X_checked)
-        validate_data(self, X, reset=reset, skip_check_array=True)
-        return X_checked
-
-    def _penalties(self, X):
-        return scaled_penalties(self.alpha_W, self.alpha_H, self.l1_ratio, *X.shape)
+    def _penalties(self, X, W_exponent, H_exponent, objective_exponent):
+        """The weights for the problem in powers of 2 (:func:`penalties_in_units`), or raise."""
+        penalties = penalties_in_units(
+            scaled_penalties(self.alpha_W, self.alpha_H, self.l1_ratio, *X.shape),
+            W_exponent,
+            H_exponent,
+            objective_exponent,
+        )
+        if not np.all(np.isfinite(penalties)):
+            raise ValueError(
+                f"alpha_W={self.alpha_W!r} and alpha_H={self.alpha_H!r} are too large for the "
+                f"scale of X (largest entry {X.max():.3g}): measured in units of that entry, "
+                "the penalty weights overflow float64. Multiply X by a constant, and the "
+                "alphas as the NMF docstring says, so that its entries are nearer 1."
+            )
+        return penalties
 
     def _resolve_init(self, k, X):
         """``init``, or scikit-learn's choice for ``None``; NNDSVD needs ``k <= min(n, d)``."""
@@ -783,22 +878,27 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             The coefficients of the samples.
         """
         self._check_parameters()
-        X_checked = self._check_X(X, reset=True)
+        X_checked = as_float_matrix(X, name="X")
+        check_non_negative(X_checked)
         k = check_n_components(self.n_components, X_checked.shape[1], upper_name="n_features")
         init = self._resolve_init(k, X_checked)
-        penalties = self._penalties(X_checked)
+        # the fit runs on X' = X / 4ᵉ, with W = 2ᵉ W', H = 2ᵉ H' and the objective 4ᵉᵖ times
+        e = unit_exponent(X_checked)
+        objective_exponent = 2 * e * LOSS_DEGREE[self.beta_loss]
+        penalties = self._penalties(X_checked, e, e, objective_exponent)
+        X_unit = np.ldexp(X_checked, -2 * e)
         if init == "random":
-            W, H = random_start(X_checked, k, self.random_state)
+            W, H = random_start(X_unit, k, self.random_state)
         else:
-            W, H = nndsvd(X_checked, k, fill_zeros=init == "nndsvda")
+            W, H = nndsvd(X_unit, k, fill_zeros=init == "nndsvda")
         extrapolate = self.solver == "cd" if self.extrapolate == "auto" else bool(self.extrapolate)
         options = dict(penalties=penalties, max_iter=self.max_iter, tol=self.tol)
         if self.beta_loss == "frobenius":
             W, H, history, converged = frobenius_iterations(
-                X_checked, W, H, solver=self.solver, extrapolate=extrapolate, **options
+                X_unit, W, H, solver=self.solver, extrapolate=extrapolate, **options
             )
         else:
-            W, H, history, converged = kl_iterations(X_checked, W, H, **options)
+            W, H, history, converged = kl_iterations(X_unit, W, H, **options)
         if not converged:
             convergence_warning(
                 "NMF",
@@ -808,7 +908,7 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             )
         # not an iteration: the exact W for the final H, as transform computes it
         W = solve_W(
-            X_checked,
+            X_unit,
             W,
             H,
             beta_loss=self.beta_loss,
@@ -816,16 +916,18 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             l2_penalty=penalties.l2_W,
         )
         W, H = drop_dead_components(W, H)
+        loss = max(objective(X_unit, W, H, self.beta_loss), 0.0)
+        W, H = np.ldexp(W, e), np.ldexp(H, e)
         if not any(penalties):
             W, H = normalise(W, H)
+        validate_data(self, X, reset=True, skip_check_array=True)
         self.components_, self.n_components_ = H, k
         self.init_, self.extrapolate_ = init, extrapolate
-        self.objective_history_ = np.array(history)
+        self.objective_history_ = np.ldexp(history, objective_exponent)
         self.n_iter_, self.converged_ = len(history) - 1, converged
         self.n_samples_ = X_checked.shape[0]
-        self.reconstruction_err_ = float(
-            np.sqrt(2.0 * max(objective(X_checked, W, H, self.beta_loss), 0.0))
-        )
+        # √(2 × loss) is in units of 2^(objective_exponent / 2)
+        self.reconstruction_err_ = float(np.ldexp(np.sqrt(2.0 * loss), objective_exponent // 2))
         return W
 
     def transform(self, X):
@@ -843,19 +945,26 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """
         check_fitted(self, "components_")
         self._check_parameters()
-        X_checked = self._check_X(X, reset=False)
-        penalties = self._penalties(X_checked)
-        scale = np.sqrt(max(X_checked.mean(), TINY) / self.n_components_)
-        W = np.full((X_checked.shape[0], self.n_components_), scale)
-        W[:, self.components_.max(axis=1) <= 0] = 0.0  # dead components stay at 0
-        return solve_W(
-            X_checked,
+        X_checked = as_float_matrix(X, name="X")
+        check_non_negative(X_checked)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        # solved for X' = X / 4ᵉ and H' = H / 4ᶠ, both with largest entries near 1: W = 4ᵉ⁻ᶠ W'
+        e, f = unit_exponent(X_checked), unit_exponent(self.components_)
+        objective_exponent = 2 * e * LOSS_DEGREE[self.beta_loss]
+        penalties = self._penalties(X_checked, 2 * (e - f), 2 * f, objective_exponent)
+        X_unit, H_unit = np.ldexp(X_checked, -2 * e), np.ldexp(self.components_, -2 * f)
+        k = self.n_components_
+        W = np.full((X_checked.shape[0], k), typical_entry(X_unit, k))
+        W[:, H_unit.max(axis=1) <= 0] = 0.0  # dead components stay at 0
+        W = solve_W(
+            X_unit,
             W,
-            self.components_,
+            H_unit,
             beta_loss=self.beta_loss,
             l1_penalty=penalties.l1_W,
             l2_penalty=penalties.l2_W,
         )
+        return np.ldexp(W, 2 * (e - f))
 
     def inverse_transform(self, W):
         """``W @ components_``, the data that the coefficients ``W`` stand for.

@@ -37,12 +37,16 @@ import numpy as np
 
 from ._linalg import flip_signs
 from ._validation import (
+    MAX_SUM_OF_SQUARES,
     as_float_matrix,
     check_bool,
     check_n_components,
     check_non_negative_int,
     check_option,
+    raise_too_large,
 )
+
+__all__ = ["DaskPCAResult", "pca_dask"]
 
 SOLVERS = ("tsqr", "compressed")
 DASK_MISSING = "pca_dask needs Dask: pip install 'dask[array]' (or pip install 'pcalib[dask]')"
@@ -273,7 +277,8 @@ def pca_dask(
         ``random_state`` or ``compute`` has the wrong type.
     ValueError
         ``X`` is complex, not 2-D, has fewer than 2 samples, NaN or infinite
-        values, unknown chunk sizes or no variance; ``n_components`` is out
+        values, squares too large for float64 (as for the in-memory route),
+        unknown chunk sizes or no variance (or a variance that underflows); ``n_components`` is out
         of range; ``solver`` is unknown; ``iterated_power`` is negative.
 
     Examples
@@ -376,10 +381,14 @@ def total_variance(X_centered):
 
 
 def column_mean_of_finite(X):
-    """Column mean of ``X``, computed with the finiteness check in one pass.
+    """Column mean of ``X``, computed with the checks of the data in one pass.
 
-    Non-finite entries are replaced by 0 in the mean (it is discarded then) so
-    that no floating-point warning is raised before the clear error.
+    Every chunk is reduced to a few numbers per column
+    (:func:`block_statistics`) without floating-point warnings; they are
+    combined in NumPy, and the data is checked before anything else is
+    computed: finite, a sum of squares that float64 can hold (the bound of
+    the in-memory route, :func:`pcalib._validation.check_finite`), and not
+    all rows equal.
 
     Parameters
     ----------
@@ -392,31 +401,59 @@ def column_mean_of_finite(X):
     Raises
     ------
     ValueError
-        ``X`` holds NaN or infinity, its sums overflow, or all its rows are equal.
+        ``X`` holds NaN or infinity, its squares overflow, or all its rows are equal.
     """
-    da = import_dask_array()
-    finite = da.isfinite(X)
-    X_finite = da.where(finite, X, 0.0)
-    mean, all_finite, all_constant = compute_with_one_blas_thread(
-        X_finite.mean(axis=0),
-        finite.all(),
-        (X_finite.min(axis=0) == X_finite.max(axis=0)).all(),
+    statistics = X.map_blocks(
+        block_statistics,
+        new_axis=1,
+        chunks=((1,) * X.numblocks[0], (5,), X.chunks[1]),
+        dtype=np.float64,
     )
-    if not all_finite:
+    (statistics,) = compute_with_one_blas_thread(statistics)
+    n_not_finite, sums, squares, minima, maxima = statistics.transpose(1, 0, 2)
+    if n_not_finite.sum() > 0:
         raise ValueError(
             "X contains NaN or infinite values; remove or impute them before "
             "fitting (e.g. X[da.isfinite(X).all(axis=1)] keeps the complete rows)."
         )
-    if not np.all(np.isfinite(mean)):
-        raise ValueError(
-            "X is too large for float64 arithmetic (its column sums overflow); rescale X."
-        )
-    if all_constant:
+    with np.errstate(over="ignore"):
+        sum_of_squares = squares.sum()
+    if not sum_of_squares <= MAX_SUM_OF_SQUARES:
+        raise_too_large("X", max(-minima.min(), maxima.max()))
+    if np.all(minima.min(axis=0) == maxima.max(axis=0)):
         raise ValueError(
             "X has zero variance in every feature: all samples are equal, so "
             "the principal directions are undefined."
         )
-    return mean
+    return sums.sum(axis=0) / X.shape[0]
+
+
+def block_statistics(block):
+    """Per column of one chunk: count of non-finite entries, sum, sum of squares, min, max.
+
+    Non-finite entries count as 0 in the other four, and overflow gives
+    ``inf`` without a ``RuntimeWarning``, so that the caller can raise its own
+    clear error first.
+
+    Parameters
+    ----------
+    block : ndarray of shape (rows, columns)
+
+    Returns
+    -------
+    statistics : ndarray of shape (1, 5, columns)
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        finite = np.isfinite(block)
+        values = np.where(finite, block, 0.0)
+        statistics = [
+            (~finite).sum(axis=0),
+            values.sum(axis=0),
+            np.einsum("ij,ij->j", values, values),
+            values.min(axis=0),
+            values.max(axis=0),
+        ]
+    return np.stack(statistics).astype(np.float64)[np.newaxis]
 
 
 def check_total_variance(total):

@@ -15,6 +15,8 @@ Conventions used throughout pcalib:
   Scores change sign with their component, so ``Z Wᵀ`` is unchanged.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
@@ -23,6 +25,7 @@ from sklearn.utils.validation import validate_data
 from ._linalg import flip_signs, top_eigh
 from ._validation import (
     as_float_matrix,
+    as_generator,
     check_bool,
     check_fitted,
     check_n_components,
@@ -33,6 +36,9 @@ from ._validation import (
     check_positive_int,
 )
 from .high_dim import principal_axes_gram, principal_axes_randomized, subspace_iteration
+
+# The entry points: the other public names are building blocks that trust their caller.
+__all__ = ["PCA"]
 
 # Solvers that return every one of the min(n, d) axes, and those that
 # compute only the top k (chapter 2).
@@ -97,14 +103,56 @@ def principal_axes_covariance(X_centered):
     return components, np.sqrt(eigenvalues * (n_samples - 1))
 
 
+# Column variances inside this range are computed accurately from squares, and the
+# products of squares that the solvers form (X_cᵀ X_c, X_c X_cᵀ, s²) stay far inside
+# float64's normal range. Centred data whose largest variance lies outside it are first
+# divided by a power of two, which is exact, so that every solver sees data of unit size.
+VARIANCE_RANGE = (2.0**-500, 2.0**500)
+
+
+class CenteredData(NamedTuple):
+    """Centred data on a working scale, as :func:`center_and_scale` returns it.
+
+    ``X - mean`` equals ``X_centered * scale`` (column by column) when
+    standardising, and ``2**exponent * X_centered`` otherwise.
+
+    Attributes
+    ----------
+    X_centered : ndarray of shape (n_samples, n_features)
+        The centred data on the working scale.
+    mean : ndarray of shape (n_features,)
+        The column means of ``X``.
+    scale : ndarray of shape (n_features,) or None
+        The standard deviations when standardising.
+    exponent : int
+        The power of two the centred data were divided by (0 when standardising).
+    total_variance : float
+        Trace of the covariance of ``X_centered``: the sum of its column
+        variances, or ``n_features`` after standardising.
+    """
+
+    X_centered: np.ndarray
+    mean: np.ndarray
+    scale: np.ndarray | None
+    exponent: int
+    total_variance: float
+
+
 def center_and_scale(X, *, standardize, order="F"):
-    """Centre ``X`` (and divide each column by its standard deviation).
+    """Centre ``X``, then divide each column by its standard deviation, or all by a power of two.
+
+    Without ``standardize`` the centred data are kept as they are, unless their
+    variances leave :data:`VARIANCE_RANGE` (data of extreme scale, such as
+    ``1e-160 * X``, whose squares are subnormal): they are then divided by the
+    power of two ``2**exponent`` that brings their largest entry into
+    ``[0.5, 1)``. The division is exact, so results on the working scale
+    differ from those on ``X``'s scale only by that factor.
 
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
     standardize : bool
-        Also divide by the standard deviation, with the ``n - 1`` of
+        Divide by the standard deviation, with the ``n - 1`` of
         eq. ``eq-pca-covariance``, so that the covariance of the result is the
         correlation matrix of ``X``.
     order : {"F", "C"}, default="F"
@@ -113,14 +161,10 @@ def center_and_scale(X, *, standardize, order="F"):
 
     Returns
     -------
-    X_centered : ndarray of shape (n_samples, n_features)
-        A new array in the requested order; ``X`` is unchanged.
-    mean : ndarray of shape (n_features,)
-    scale : ndarray of shape (n_features,) or None
-        The standard deviations, or None when ``standardize`` is False.
-    total_variance : float
-        Trace of the covariance of ``X_centered``: the sum of the column
-        variances, or ``n_features`` after standardising.
+    CenteredData
+        ``(X_centered, mean, scale, exponent, total_variance)``; ``X_centered``
+        is a new array in the requested order (``X`` is unchanged), ``scale``
+        is None and ``exponent`` is 0 unless the data ask for them.
 
     Raises
     ------
@@ -130,23 +174,74 @@ def center_and_scale(X, *, standardize, order="F"):
     """
     mean = X.mean(axis=0)
     X_centered = np.subtract(X, mean, order=order)
-    variance = np.einsum("ij,ij->j", X_centered, X_centered) / (X.shape[0] - 1)
+    variance = column_variances(X_centered)
     constant = _constant_columns(X, mean, variance)
     if constant.size == X.shape[1]:
         raise ValueError(
             "X has zero variance in every feature: all samples are equal, so "
             "the principal directions are undefined."
         )
-    if not standardize:
-        return X_centered, mean, None, variance.sum()
-    if constant.size:
+    if standardize:
+        if constant.size:
+            raise ValueError(
+                f"standardize=True cannot scale feature(s) {constant.tolist()} of X: "
+                "they are constant (standard deviation 0). Drop them first."
+            )
+        scale = standard_deviations(X_centered, variance)
+        X_centered /= scale
+        return CenteredData(X_centered, mean, scale, 0, float(X.shape[1]))
+    exponent = 0
+    if not VARIANCE_RANGE[0] <= variance.max() <= VARIANCE_RANGE[1]:
+        exponent = int(np.frexp(np.abs(X_centered).max())[1])
+        np.ldexp(X_centered, -exponent, out=X_centered)
+        variance = column_variances(X_centered)
+    return CenteredData(X_centered, mean, None, exponent, float(variance.sum()))
+
+
+def column_variances(X_centered):
+    """``Σ_i x_ij² / (n - 1)`` for each column of the centred data."""
+    return np.einsum("ij,ij->j", X_centered, X_centered) / (X_centered.shape[0] - 1)
+
+
+def standard_deviations(X_centered, variance):
+    """Column standard deviations, computed without squaring what would underflow.
+
+    ``sqrt(variance)`` where the variance lies in :data:`VARIANCE_RANGE`.
+    Below it the squares may be subnormal or 0 although the column varies
+    (``1e-170 * x``): there the standard deviation is ``m · sqrt(Σ_i (x_ij /
+    m)² / (n - 1))`` with ``m = max_i |x_ij|``, which squares numbers of unit
+    size only.
+
+    Parameters
+    ----------
+    X_centered : ndarray of shape (n_samples, n_features)
+        Centred data, no column constant.
+    variance : ndarray of shape (n_features,)
+        Its :func:`column_variances`.
+
+    Returns
+    -------
+    ndarray of shape (n_features,), positive
+
+    Raises
+    ------
+    ValueError
+        A standard deviation is too small for float64 even so.
+    """
+    std = np.sqrt(variance)
+    small = np.flatnonzero(variance < VARIANCE_RANGE[0])
+    if small.size:
+        columns = X_centered[:, small]
+        largest = np.abs(columns).max(axis=0)
+        std[small] = largest * np.sqrt(column_variances(columns / largest))
+    vanishing = np.flatnonzero(std == 0.0)
+    if vanishing.size:
         raise ValueError(
-            f"standardize=True cannot scale feature(s) {constant.tolist()} of X: "
-            "they are constant (standard deviation 0). Drop them first."
+            f"standardize=True cannot scale feature(s) {vanishing.tolist()} of X: they vary "
+            "by amounts too small for float64 arithmetic (their standard deviation "
+            "underflows to 0). Rescale them first."
         )
-    scale = np.sqrt(variance)
-    X_centered /= scale
-    return X_centered, mean, scale, float(X.shape[1])
+    return std
 
 
 def _constant_columns(X, mean, variance):
@@ -203,6 +298,11 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     pcalib adds ``standardize``, the solvers ``"gram"`` and ``"subspace"``, and
     ``max_iter`` for the latter.
 
+    Results do not depend on the units of ``X``: ``fit(c * X)`` gives the
+    components of ``fit(X)``, with ``mean_``, ``scale_`` and
+    ``singular_values_`` multiplied by ``c`` and the variances by ``c**2``,
+    even for data of extreme scale (see :func:`center_and_scale`).
+
     Parameters
     ----------
     n_components : int, float or None, default=None
@@ -242,7 +342,8 @@ default="auto"
         when ``k < 0.1 min(n_samples, n_features)`` and 4 otherwise
         (scikit-learn's rule).
     random_state : None, int, numpy.random.Generator or RandomState, default=None
-        Seed of the random start of the iterative solvers.
+        Seed of the random start of the iterative solvers (checked by ``fit``
+        whatever the solver).
 
     Attributes
     ----------
@@ -339,6 +440,7 @@ default="auto"
             The fitted estimator.
         """
         self._check_parameters()
+        random_state = as_generator(self.random_state)
         X_checked = as_float_matrix(X, name="X", min_samples=2)
         n_samples, n_features = X_checked.shape
         n_components = check_n_components(
@@ -353,14 +455,11 @@ default="auto"
                 f"the whole spectrum, but svd_solver={svd_solver!r} computes only the "
                 "top components: pass an int, or use svd_solver='full' or 'gram'."
             )
-        X_centered, mean, scale, total_variance = center_and_scale(
+        # The solvers work on X_centered = (X - mean) / 2**exponent; singular
+        # values are multiplied back by 2**exponent and variances by 4**exponent.
+        X_centered, mean, scale, exponent, total_variance = center_and_scale(
             X_checked, standardize=self.standardize, order="F" if svd_solver == "full" else "C"
         )
-        if total_variance == 0.0:  # the samples differ, but their squares underflow
-            raise ValueError(
-                "X varies by amounts too small for float64 arithmetic (the squared "
-                "deviations from the mean underflow to 0); rescale X."
-            )
         n_wanted = min(n_samples, n_features) if isinstance(n_components, float) else n_components
         n_iter, iterated_power, objective_history, converged = 0, 0, None, True
         if svd_solver == "full":
@@ -375,7 +474,7 @@ default="auto"
                 n_wanted,
                 max_iter=self.max_iter,
                 tol=self.tol,
-                random_state=self.random_state,
+                random_state=random_state,
             )
             n_iter = len(objective_history) - 1
         else:
@@ -384,7 +483,7 @@ default="auto"
                 n_wanted,
                 n_oversamples=self.n_oversamples,
                 iterated_power=self.iterated_power,
-                random_state=self.random_state,
+                random_state=random_state,
             )
         explained_variance = singular_values**2 / (n_samples - 1)
         ratio = explained_variance / total_variance
@@ -397,12 +496,13 @@ default="auto"
         self.mean_, self.scale_ = mean, scale
         self.svd_solver_, self.iterated_power_ = svd_solver, iterated_power
         self.n_iter_ = n_iter
-        self.converged_, self.objective_history_ = converged, objective_history
+        self.converged_ = converged
+        self.objective_history_ = np.ldexp(objective_history, 2 * exponent)
         self.n_samples_ = n_samples
         self.n_components_ = n_components
         self.components_ = components[:n_components]
-        self.singular_values_ = singular_values[:n_components]
-        self.explained_variance_ = explained_variance[:n_components]
+        self.singular_values_ = np.ldexp(singular_values[:n_components], exponent)
+        self.explained_variance_ = np.ldexp(explained_variance[:n_components], 2 * exponent)
         self.explained_variance_ratio_ = ratio[:n_components]
         return self
 

@@ -24,6 +24,10 @@ Conventions:
   orthogonal, in decreasing norm, and each has its entry of largest absolute
   value positive (pcalib's sign convention). EM results are rotated to this
   form after the last iteration.
+* Units: the fit of ``c X`` is that of ``X`` with ``μ`` and ``W`` times
+  ``c``, ``σ²`` times ``c²`` and the log-likelihood lower by ``log c`` per
+  observed entry; ``fit`` works on ``X`` divided by a power of four (exact)
+  and scales back, so that tiny or huge data are fitted as data of order 1.
 """
 
 from numbers import Integral
@@ -33,10 +37,11 @@ import scipy.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import validate_data
 
-from ._linalg import flip_signs, top_eigh
+from ._linalg import flip_signs, power_of_four_scale, top_eigh
 from ._validation import (
     as_float_matrix,
     as_generator,
+    check_array_size,
     check_bool,
     check_fitted,
     check_n_components,
@@ -47,6 +52,8 @@ from ._validation import (
     convergence_warning,
 )
 from .high_dim import principal_axes_gram
+
+__all__ = ["PPCA"]
 
 SOLVERS = ("auto", "closed_form", "em")
 LOG_2PI = np.log(2.0 * np.pi)
@@ -440,11 +447,9 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         solver = self._resolve_solver(has_missing)
         if has_missing:
             self._check_missing_pattern(observed)
-            fitted = self._fit_missing(X_checked, observed, k)
-        elif solver == "closed_form":
-            fitted = self._fit_closed_form(X_checked, k)
         else:
-            fitted = self._fit_em(X_checked, k)
+            observed = None
+        fitted = self._fit_scaled(X_checked, observed, solver, k)
         U, W = canonical_loadings(fitted.pop("W"))
         noise_variance = fitted["noise_variance"]
         validate_data(self, X, reset=True, skip_check_array=True)
@@ -495,6 +500,40 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 "estimates the mean jointly and maximises the likelihood (ddof=0)."
             )
         return "em"
+
+    def _fit_scaled(self, X, observed, solver, k):
+        """Fit ``X / s``, ``s`` a power of four, and scale the estimates back.
+
+        The model is equivariant: ``X`` times ``s`` gives ``μ`` and ``W`` times
+        ``s``, ``σ²`` times ``s²`` and a log-likelihood lower by
+        ``(observed entries) · log s``. Dividing by a power of four is exact,
+        so the fit has the same digits at any magnitude of ``X``, and the
+        squares of tiny (or huge) data neither underflow nor overflow.
+        ``observed`` is None for complete data.
+        """
+        scale = power_of_four_scale(X)
+        X = X / scale
+        if observed is not None:
+            fitted = self._fit_missing(X, observed, k)
+            n_observed = int(observed.sum())
+        else:
+            n_observed = X.size
+            fit = self._fit_closed_form if solver == "closed_form" else self._fit_em
+            fitted = fit(X, k)
+        noise_variance = float(fitted["noise_variance"] * scale**2)
+        if noise_variance < np.finfo(np.float64).tiny:
+            raise ValueError(
+                "X varies by amounts too small for float64 arithmetic: its noise "
+                f"variance, {fitted['noise_variance']:.3g} x {scale:.3g}**2, underflows. "
+                "Rescale X, e.g. divide it by its largest absolute entry."
+            )
+        fitted.update(
+            mean=fitted["mean"] * scale,
+            W=fitted["W"] * scale,
+            noise_variance=noise_variance,
+            history=np.asarray(fitted["history"]) - n_observed * np.log(scale),
+        )
+        return fitted
 
     @staticmethod
     def _check_missing_pattern(observed):
@@ -551,7 +590,8 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 f"With n_components={k} the noise variance is 0 (to rounding): the "
                 "centred data lie in a subspace of dimension <= n_components, where the "
                 "likelihood is unbounded. Choose fewer components than the rank of the "
-                "centred data."
+                "centred data. (If the features of X are in very different units, the "
+                "smaller ones vanish to rounding next to the largest: standardise X.)"
             )
 
     def _random_start(self, n_features, k, average_variance):
@@ -648,10 +688,11 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                     raise ValueError(
                         f"PPCA's EM log-likelihood fell by {-change:.3g} at iteration "
                         f"{n_iter}, which EM cannot do in exact arithmetic: rounding has taken "
-                        "over because the noise variance is nearly 0 next to the data's "
-                        "variance, typically since n_components is at or above the rank of "
-                        "the data (the likelihood is then unbounded). Choose fewer components "
-                        "(or solver='closed_form' for complete data)."
+                        "over because the noise variance is nearly 0 next to the variance "
+                        "of X, typically since n_components is at or above the rank of X "
+                        "(the likelihood is then unbounded), or because the features of X "
+                        "are in very different units. Choose fewer components, standardise "
+                        "X, or use solver='closed_form' for complete data."
                     )
                 if abs(change) < self.tol * n_observed:
                     return state, n_iter, True, history
@@ -839,6 +880,7 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """
         check_fitted(self, "W_")
         check_positive_int(n_samples, name="n_samples")
+        check_array_size((n_samples, self.W_.shape[0]), name="n_samples")
         rng = as_generator(random_state)
         z = rng.standard_normal((n_samples, self.n_components_))
         noise = rng.standard_normal((n_samples, self.W_.shape[0])) * np.sqrt(self.noise_variance_)

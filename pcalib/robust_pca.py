@@ -24,7 +24,7 @@ import scipy.sparse.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import validate_data
 
-from ._linalg import flip_signs, randomized_svd, soft_threshold
+from ._linalg import flip_signs, power_of_four_scale, randomized_svd, soft_threshold
 from ._validation import (
     as_float_matrix,
     as_generator,
@@ -37,7 +37,9 @@ from ._validation import (
     check_positive_int,
     convergence_warning,
 )
-from .factorization import factorization_result
+from .factorization import factorization_result, small_decrease
+
+__all__ = ["RobustPCA", "l1_low_rank", "singular_value_threshold"]
 
 SVD_SOLVERS = ("auto", "full", "randomized")
 # The randomized SVD is used while the predicted rank is below this share of
@@ -76,8 +78,7 @@ def singular_value_threshold(M, tau, *, rank_guess=None, random_state=None):
         The SVDs computed, in order: ``"randomized"`` or ``"full"`` (more than
         one when the rank guess was too small).
     """
-    if not (np.isfinite(tau) and tau >= 0):
-        raise ValueError(f"tau must be a finite number >= 0, got {tau}.")
+    tau = check_non_negative_float(tau, name="tau")
     if rank_guess is not None:
         check_positive_int(rank_guess, name="rank_guess")
     svds = []
@@ -150,7 +151,10 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         Weight ``λ`` of ``‖S‖₁`` (eq. ``eq-rpca-pcp``); None means
         ``1/√max(n₁, n₂)``.
     mu : float, default=None
-        Starting penalty ``μ₀``; None means ``1.25 / ‖M‖₂`` (Lin, Chen and Ma).
+        Starting penalty ``μ₀``, in units of ``1 / X``; None means
+        ``1.25 / ‖M‖₂`` (Lin, Chen and Ma). With the defaults the fit follows
+        the units of ``X``: ``c X`` gives ``low_rank_`` and ``sparse_`` times
+        ``c``, ``mu_`` divided by ``c`` and the same iterations.
     rho : float, default=1.5
         ``μ`` is multiplied by ``ρ > 1`` after every iteration, up to
         ``1e7 μ₀``.
@@ -276,23 +280,59 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         """
         self._check_parameters()
         M = as_float_matrix(X, name="X", min_samples=2, min_features=2)
-        norm_fro = np.linalg.norm(M)
-        if norm_fro == 0.0:
+        if not np.any(M):
             raise ValueError("X is all zeros: there is nothing to decompose.")
-        fitted = self._solve(M, norm_fro)
+        # The problem is homogeneous: L, S scale with M and μ with 1/M. It is solved for
+        # M / s, s a power of four (an exact division), so that no square of tiny data
+        # underflows and the digits do not depend on the units of M.
+        scale = power_of_four_scale(M)
+        mu_start = None if self.mu is None else self._scaled_mu(scale)
+        M_scaled = M / scale
+        fitted = self._solve(M_scaled, np.linalg.norm(M_scaled), mu_start)
+        fitted["low_rank_"] *= scale
+        fitted["sparse_"] *= scale
+        fitted["mu_"] = self._unscaled_mu(fitted["mu_"], scale)
         validate_data(self, X, reset=True, skip_check_array=True)
         self.n_samples_ = M.shape[0]
         for name, value in fitted.items():
             setattr(self, name, value)
         return self
 
-    def _solve(self, M, norm_fro):
-        """The inexact augmented Lagrangian iterations (``alg-rpca``)."""
+    def _scaled_mu(self, scale):
+        """The given ``μ₀`` in the units of ``M / scale``."""
+        with np.errstate(over="ignore", under="ignore"):
+            mu = float(self.mu) * scale
+        if not 0.0 < mu < np.inf:
+            raise ValueError(
+                f"mu={self.mu} is out of range for X of this magnitude (largest absolute "
+                f"entry about {scale:.3g}): mu times that entry must be a positive float64. "
+                "Leave mu=None for the default 1.25 / ||X||_2."
+            )
+        return mu
+
+    @staticmethod
+    def _unscaled_mu(mu, scale):
+        """The final ``μ`` in the units of ``X``; refused if it overflows (subnormal ``X``)."""
+        with np.errstate(over="ignore"):
+            mu = mu / scale
+        if not np.isfinite(mu):
+            raise ValueError(
+                f"X is too small for float64 arithmetic (largest absolute entry about "
+                f"{scale:.3g}): the final mu, which scales as 1 / X, overflows. Rescale X, "
+                "e.g. divide it by its largest absolute entry."
+            )
+        return float(mu)
+
+    def _solve(self, M, norm_fro, mu_start):
+        """The inexact augmented Lagrangian iterations (``alg-rpca``).
+
+        ``mu_start`` is the given ``μ₀``, or None for ``1.25 / ‖M‖₂``.
+        """
         n_min = min(M.shape)
         lam = default_lambda(M.shape) if self.l1_penalty is None else float(self.l1_penalty)
         rng = as_generator(self.random_state)
         norm_two = spectral_norm(M, random_state=rng)
-        mu = 1.25 / norm_two if self.mu is None else float(self.mu)
+        mu = 1.25 / norm_two if mu_start is None else mu_start
         mu_max = mu * 1e7
         Y = M / max(norm_two, np.abs(M).max() / lam)  # dual start, J(M) scaling
         S = np.zeros_like(M)
@@ -369,23 +409,13 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             Their scores.
         """
         X_checked = check_new_data(self, X, fitted_attribute="components_")
-        X_checked = np.ascontiguousarray(X_checked)  # the same rounding for any memory layout
         if self.rank_ == 0:
             return np.zeros((X_checked.shape[0], 0))
-        W = self.components_.T
-        Z = X_checked @ W
-        active = np.arange(X_checked.shape[0])  # rows still moving
-        for _ in range(200):
-            X_active = X_checked[active]
-            weights = irls_weights(X_active - Z[active] @ W.T)
-            Z_new = weighted_row_fits(X_active, W, weights)
-            change = np.abs(Z_new - Z[active]).max(axis=1)
-            Z[active] = Z_new
-            scale = np.maximum(np.abs(Z_new).max(axis=1), 1.0)
-            active = active[change > 1e-12 * scale]
-            if active.size == 0:
-                break
-        return Z
+        # Each row's L1 regression is homogeneous: solve it for the row divided by a
+        # power of four (exact) that brings its largest entry to [0.25, 1), so that the
+        # weights 1/|r| neither overflow nor depend on the units of X.
+        row_scales = power_of_four_scale(X_checked, axis=1)
+        return l1_regressions(X_checked / row_scales, self.components_.T) * row_scales
 
     def inverse_transform(self, Z):
         """Rows of the low-rank model from scores: ``Z @ components_``.
@@ -415,16 +445,52 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 IRLS_EPS = 1e-6
 
 
-def irls_weights(residual, eps=IRLS_EPS):
+def l1_regressions(X, W, max_iter=200):
+    """For each row ``x`` of ``X``: ``argmin_z ‖x - W z‖₁``, by IRLS (eq. ``eq-rpca-irls``).
+
+    Starts from the least-squares scores ``X W`` (exact for orthonormal
+    columns) and reweights each row until its scores change by less than
+    ``1e-12`` of ``max(|z|, 1)``; the rows are expected to have entries of
+    order 1.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    W : ndarray of shape (d, k)
+    max_iter : int, default=200
+        Largest number of reweightings.
+
+    Returns
+    -------
+    Z : ndarray of shape (n, k)
+    """
+    X = np.ascontiguousarray(X)  # the same rounding for any memory layout
+    Z = X @ W
+    active = np.arange(X.shape[0])  # rows still moving
+    for _ in range(max_iter):
+        X_active = X[active]
+        weights = irls_weights(X_active - Z[active] @ W.T)
+        Z_new = weighted_row_fits(X_active, W, weights)
+        change = np.abs(Z_new - Z[active]).max(axis=1)
+        Z[active] = Z_new
+        scale = np.maximum(np.abs(Z_new).max(axis=1), 1.0)
+        active = active[change > 1e-12 * scale]
+        if active.size == 0:
+            break
+    return Z
+
+
+def irls_weights(residual, eps=IRLS_EPS, *, axis=-1):
     """Weights ``1 / max(|r|, ε)`` that turn ``Σ |r|`` into a weighted sum of squares.
 
     At the current residual, ``Σ_ij w_ij r_ij² = Σ_ij |r_ij|`` (up to ``ε``), so
     each weighted least-squares step majorises the L1 loss (eq. ``eq-rpca-irls``).
-    ``ε`` is relative to the largest residual *of each row*, so that the
-    weights of a row do not depend on the other rows; a row whose residual
-    is all zero gets weights 1 (it is fitted exactly whatever the weights).
+    ``ε`` is ``eps`` times the largest residual along ``axis``: of each row by
+    default, so that the weights of a row do not depend on the other rows;
+    of the whole matrix for ``axis=None``. Where those residuals are all
+    zero the weights are 1 (the fit is exact whatever the weights).
     """
-    floor = eps * np.abs(residual).max(axis=-1, keepdims=True)
+    floor = eps * np.abs(residual).max(axis=axis, keepdims=True)
     floor[floor == 0.0] = 1.0
     return 1.0 / np.maximum(np.abs(residual), floor)
 
@@ -432,7 +498,10 @@ def irls_weights(residual, eps=IRLS_EPS):
 def weighted_row_fits(X, W, weights):
     """For each row ``i``: ``argmin_z Σ_j w_ij (x_ij - w_jᵀ z)²``, all rows at once.
 
-    Normal equations ``(Wᵀ D_i W) z_i = Wᵀ D_i x_i`` with ``D_i = diag(w_i·)``.
+    Normal equations ``(Wᵀ D_i W) z_i = Wᵀ D_i x_i`` with ``D_i = diag(w_i·)``,
+    solved by the pseudo-inverse of ``Wᵀ D_i W``: where it is singular (a
+    column of ``W`` that is zero, more columns than rows) this is the
+    minimum-norm solution, which minimises the weighted squares all the same.
 
     Parameters
     ----------
@@ -448,7 +517,7 @@ def weighted_row_fits(X, W, weights):
     outer = (W[:, :, np.newaxis] * W[:, np.newaxis, :]).reshape(W.shape[0], k * k)
     A = (weights @ outer).reshape(-1, k, k)
     b = (weights * X) @ W
-    return np.linalg.solve(A, b[:, :, np.newaxis])[:, :, 0]
+    return (np.linalg.pinv(A, hermitian=True) @ b[:, :, np.newaxis])[:, :, 0]
 
 
 def robust_start(X, k):
@@ -477,9 +546,13 @@ def l1_low_rank(X, n_components, *, max_iter=500, tol=1e-6):
 
     Alternates weighted least squares for the rows of ``Z`` and for the rows
     of ``[W, m]``, with IRLS weights ``1/|residual|`` recomputed before each
-    half-step (eq. ``eq-rpca-irls``), so that the L1 loss
+    half-step (eq. ``eq-rpca-irls``; floored at ``1e-6`` times the largest
+    residual, :func:`irls_weights`), so that the L1 loss
     ``Σ |x_ij - m_j - z_iᵀ w_j|`` does not increase. The offset ``m`` plays
     the role of PCA's mean. The start is deterministic (:func:`robust_start`).
+    The fit is equivariant: ``X`` times ``c`` gives ``Z``, ``offset`` and the
+    loss times ``c`` and the same ``W`` (the iterations run on ``X`` divided
+    by a power of four, which is exact).
 
     Parameters
     ----------
@@ -493,8 +566,8 @@ def l1_low_rank(X, n_components, *, max_iter=500, tol=1e-6):
     tol : float, default=1e-6
         Stop when the L1 loss decreases by less than ``tol`` times its
         starting value in one sweep (relative to the start, so that a loss
-        converging to 0 on exact data also stops); ``tol=0`` runs exactly
-        ``max_iter`` sweeps.
+        converging to 0 on exact data also stops), or reaches 0; ``tol=0``
+        runs exactly ``max_iter`` sweeps.
 
     Returns
     -------
@@ -510,32 +583,35 @@ def l1_low_rank(X, n_components, *, max_iter=500, tol=1e-6):
     X = as_float_matrix(X, name="X", min_samples=2)
     k = check_n_components(n_components, min(X.shape))
     check_positive_int(max_iter, name="max_iter")
-    check_non_negative_float(tol, name="tol")
+    tol = check_non_negative_float(tol, name="tol")
+    # the fit is homogeneous in X: run it on X / s (exact) and scale Z and m back
+    scale = power_of_four_scale(X)
+    X = X / scale
     offset, W = robust_start(X, k)
     Z = (X - offset) @ W
     ones = np.ones((X.shape[0], 1))
     history = [np.abs(X - offset - Z @ W.T).sum()]
     converged = False
     for _ in range(max_iter):
-        weights = irls_weights(X - offset - Z @ W.T)
+        weights = irls_weights(X - offset - Z @ W.T, axis=None)
         Z = weighted_row_fits(X - offset, W, weights)
         design = np.hstack([Z, ones])
-        weights = irls_weights(X - offset - Z @ W.T)
+        weights = irls_weights(X - offset - Z @ W.T, axis=None)
         W_and_offset = weighted_row_fits(X.T, design, weights.T)
         W, offset = W_and_offset[:, :k], W_and_offset[:, k]
         history.append(np.abs(X - offset - Z @ W.T).sum())
-        if history[-2] - history[-1] < tol * history[0]:
+        if small_decrease(history, tol):
             converged = True
             break
     U, s, Vt = scipy.linalg.svd(Z @ W.T, full_matrices=False)
     components, signs = flip_signs(Vt[:k])
     return factorization_result(
-        U[:, :k] * s[:k] * signs,
+        U[:, :k] * s[:k] * signs * scale,
         components.T,
-        history,
+        np.asarray(history) * scale,
         converged,
         name="l1_low_rank",
         criterion=f"the L1 loss decreased by less than tol={tol} times its starting value "
         "in one sweep",
-        offset=offset,
+        offset=offset * scale,
     )

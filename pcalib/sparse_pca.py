@@ -37,8 +37,13 @@ from ._validation import (
     check_positive_int,
     convergence_warning,
 )
-from .elastic_net import elastic_net_gram, elastic_net_n_nonzero
+from .elastic_net import active_set_descent, check_symmetric_psd, path_to_n_nonzero
 from .pca import center_and_scale
+
+# The entry points: the other public names are building blocks that trust their caller.
+__all__ = ["ElasticNetSPCA"]
+
+EPS = np.finfo(np.float64).eps
 
 
 def adjusted_variance(gram, loadings):
@@ -115,6 +120,40 @@ def normalise_columns(B):
     return B / np.where(norms > 0.0, norms, 1.0)
 
 
+def _on_working_scale(penalty, name, gram_exponent):
+    """``penalty / 2**gram_exponent``, the penalty on the scale of the working Gram matrix."""
+    with np.errstate(over="ignore"):
+        working = np.ldexp(penalty, -gram_exponent)
+    if not np.all(np.isfinite(working)):
+        raise ValueError(
+            f"{name} is out of scale with X: the penalties act on the covariance matrix of X, "
+            f"whose largest variance is about 2**{gram_exponent}, below the range of float64. "
+            "Use standardize=True, or rescale X."
+        )
+    return working
+
+
+def _warn_about_counts(loadings, counts):
+    """Warn about components left empty, and about counts that ties made impossible."""
+    empty = np.flatnonzero(~loadings.any(axis=0))
+    if empty.size:
+        warnings.warn(
+            f"component(s) {empty.tolist()} have no non-zero loading: the L1 penalty is "
+            "too large for them (their scores are 0). Lower l1_penalty or use n_nonzero.",
+            UserWarning,
+            stacklevel=4,
+        )
+    if counts is not None and np.any(np.count_nonzero(loadings, axis=0) != counts):
+        warnings.warn(
+            f"n_nonzero={counts.tolist()} asked, but the components have "
+            f"{np.count_nonzero(loadings, axis=0).tolist()} non-zero loadings: tied "
+            "variables enter the elastic-net path together, so no penalty gives the "
+            "requested count.",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
 class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Sparse PCA of Zou, Hastie and Tibshirani: alternating elastic net and Procrustes.
 
@@ -131,17 +170,26 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         ``λ₁,j`` per component (one number for all). The penalties act on the
         scale of the Gram matrix, which is the covariance matrix of the data
         (``1/(n - 1)``), or its correlation matrix when ``standardize=True``,
-        or the matrix given to :meth:`fit_gram`.
+        or the matrix given to :meth:`fit_gram`. Both penalties therefore have
+        the units of a variance unless ``standardize=True``: ``fit(c * X)``
+        with ``l1_penalty`` and ``l2_penalty`` multiplied by ``c**2`` is
+        ``fit(X)`` with ``mean_`` and ``scale_`` multiplied by ``c`` and
+        ``explained_variance_``, ``l1_penalty_`` and ``objective_history_``
+        by ``c**2`` (the loadings, ratios and iterations unchanged). With
+        ``standardize=True`` they have no units, and ``fit(c * X)`` needs no
+        change of penalty.
     n_nonzero : int or array-like of shape (k,), default=None
         Instead of ``l1_penalty``: the number of non-zero loadings of each
         component; ``λ₁,j`` is then the knot of each elastic net's path (see
         :func:`pcalib.elastic_net.elastic_net_n_nonzero`). The supports are
         discrete, and the alternation can cycle between two of them; it then
-        stops at ``max_iter`` with a ``ConvergenceWarning``.
+        stops at ``max_iter`` with a ``ConvergenceWarning``. The knots follow
+        the scale of the data; ``l2_penalty`` keeps its units.
     l2_penalty : float, default=1e-6
-        The ridge ``λ₂ ≥ 0`` of every elastic net. ``0`` is allowed when the
-        Gram matrix is non-singular (``n > d``); a small positive value keeps
-        each regression well posed otherwise.
+        The ridge ``λ₂ ≥ 0`` of every elastic net, in the units of
+        ``l1_penalty``. ``0`` (lasso regressions) needs a non-singular Gram
+        matrix (``n > d`` and no collinear features) and is refused otherwise;
+        a small positive value keeps each regression well posed.
     standardize : bool, default=False
         Divide each feature by its standard deviation (PCA of the correlation
         matrix).
@@ -236,13 +284,15 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         """
         self._check_parameters()
         X_checked = as_float_matrix(X, name="X", min_samples=2)
-        X_centered, mean, scale, _ = center_and_scale(
+        n_samples = X_checked.shape[0]
+        # Unstandardised, X - mean = 2**exponent X_centered: the covariance is 4**exponent gram.
+        X_centered, mean, scale, exponent, _ = center_and_scale(
             X_checked, standardize=self.standardize, order="C"
         )
-        gram = X_centered.T @ X_centered / (X_checked.shape[0] - 1)
-        fitted = self._fit_gram(gram)
+        gram = X_centered.T @ X_centered / (n_samples - 1)
+        fitted = self._fit_gram(gram, gram_exponent=2 * exponent, n_samples=n_samples)
         validate_data(self, X, reset=True, skip_check_array=True)
-        self._set(fitted, mean, scale, X_checked.shape[0])
+        self._set(fitted, mean, scale, n_samples)
         return self
 
     def fit_gram(self, gram):
@@ -263,12 +313,9 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         """
         self._check_parameters()
         gram = as_float_matrix(gram, name="gram")
-        if gram.shape[0] != gram.shape[1]:
-            raise ValueError(f"gram must be a square matrix; got shape {gram.shape}.")
-        if not np.allclose(gram, gram.T, rtol=1e-10, atol=1e-12 * np.abs(gram).max()):
-            raise ValueError("gram must be symmetric (a covariance or correlation matrix).")
-        if np.linalg.eigvalsh(gram)[0] < -1e-8 * max(np.abs(gram).max(), 1e-300):
-            raise ValueError("gram must be positive semi-definite; it has a negative eigenvalue.")
+        check_symmetric_psd(gram, name="gram", meaning="a covariance or correlation matrix")
+        if np.trace(gram) == 0.0:
+            raise ValueError("gram is zero: every feature has zero variance.")
         fitted = self._fit_gram(gram)
         self.n_features_in_ = gram.shape[0]
         if hasattr(self, "feature_names_in_"):
@@ -289,68 +336,75 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         check_non_negative_float(self.l2_penalty, name="l2_penalty")
 
     def _per_component(self, value, name, kind, k):
-        """``value`` as a length-``k`` array, checked."""
-        array = np.atleast_1d(np.asarray(value))
+        """``value`` as a length-``k`` object array of Python numbers, checked."""
+        array = np.atleast_1d(np.asarray(value, dtype=object))
         if array.ndim != 1 or array.shape[0] not in (1, k):
             raise ValueError(
                 f"{name} must be one value or {k} values (one per component); got {value!r}."
             )
-        if array.dtype == bool or not all(isinstance(v, kind) for v in array.tolist()):
+        if any(isinstance(v, (bool, np.bool_)) or not isinstance(v, kind) for v in array):
             raise TypeError(
                 f"{name} must hold {'ints' if kind is Integral else 'numbers'}; got {value!r}."
             )
         return np.broadcast_to(array, (k,)).copy()
 
     def _penalties(self, k, d):
-        """Per-component ``λ₁`` (or None) and target counts (or None)."""
-        if self.n_nonzero is not None:
-            counts = self._per_component(self.n_nonzero, "n_nonzero", Integral, k).astype(int)
-            if counts.min() < 1 or counts.max() > d:
-                raise ValueError(
-                    f"n_nonzero must be between 1 and n_features = {d}; got {self.n_nonzero!r}."
-                )
-            return None, counts
-        l1_penalty = self._per_component(self.l1_penalty, "l1_penalty", Real, k).astype(float)
+        """Per-component ``λ₁`` (or None) and target counts (or None).
+
+        ``l1_penalty`` is checked even when ``n_nonzero`` replaces it.
+        """
+        l1_penalty = self._per_component(self.l1_penalty, "l1_penalty", Real, k)
+        try:
+            l1_penalty = l1_penalty.astype(float)
+        except OverflowError:  # a Python int beyond float64
+            l1_penalty = np.full(k, np.inf)
         if not np.all(np.isfinite(l1_penalty)) or l1_penalty.min() < 0:
             raise ValueError(f"l1_penalty must be finite and >= 0; got {self.l1_penalty!r}.")
-        return l1_penalty, None
+        if self.n_nonzero is None:
+            return l1_penalty, None
+        counts = self._per_component(self.n_nonzero, "n_nonzero", Integral, k)
+        if not all(1 <= count <= d for count in counts):
+            raise ValueError(
+                f"n_nonzero must be between 1 and n_features = {d}; got {self.n_nonzero!r}."
+            )
+        return None, counts.astype(int)
 
-    def _fit_gram(self, gram):
-        """The alternating algorithm (``alg-spca``) on the Gram matrix ``G`` (d × d)."""
+    def _fit_gram(self, gram, *, gram_exponent=0, n_samples=None):
+        """The alternating algorithm (``alg-spca``) on ``G = 2**gram_exponent · gram`` (d × d).
+
+        ``gram`` is ``G`` brought to unit size by a power of two (see
+        :func:`pcalib.pca.center_and_scale`): the penalties are divided by
+        that power to act on ``gram``, and the fitted variances, penalties and
+        criterion multiplied by it, all exactly.
+        """
         d = gram.shape[0]
         k = check_n_components(self.n_components, d, upper_name="n_features")
         l1_penalty, counts = self._penalties(k, d)
-        if counts is not None:
+        if counts is None:
+            l1_penalty = _on_working_scale(l1_penalty, "l1_penalty", gram_exponent)
+        else:
             l1_penalty = np.zeros(k)  # the knots of the paths, found at each alternation
+        l2_penalty = _on_working_scale(self.l2_penalty, "l2_penalty", gram_exponent)
+        self._check_ridge(gram, l2_penalty, n_samples)
         total = float(np.trace(gram))
-        if total <= 0.0:
-            raise ValueError("The data have zero variance: every feature is constant.")
         eigenvalues, eigenvectors = top_eigh(gram, k)
         A = flip_signs(eigenvectors.T)[0].T
         B = np.zeros((d, k))
         loadings = normalise_columns(B)
-        history = [zht_criterion(gram, A, B, l1_penalty, self.l2_penalty)]
+        history = [zht_criterion(gram, A, B, l1_penalty, l2_penalty)]
         n_iter, converged = 0, False
         while n_iter < self.max_iter and not converged:
             n_iter += 1
             for j in range(k):
                 c = gram @ A[:, j]
                 if counts is None:
-                    B[:, j] = elastic_net_gram(
-                        gram,
-                        c,
-                        l1_penalty=l1_penalty[j],
-                        l2_penalty=self.l2_penalty,
-                        beta_init=B[:, j],
-                    )[0]
+                    B[:, j] = active_set_descent(gram, c, B[:, j], l1_penalty[j], l2_penalty)[0]
                 else:
                     with warnings.catch_warnings():  # ties are reported once, at the end
                         warnings.filterwarnings("ignore", message="elastic net: no penalty gives")
-                        B[:, j], l1_penalty[j] = elastic_net_n_nonzero(
-                            gram, c, n_nonzero=counts[j], l2_penalty=self.l2_penalty
-                        )
+                        B[:, j], l1_penalty[j] = path_to_n_nonzero(gram, c, counts[j], l2_penalty)
             A = procrustes_rotation(gram, B)
-            history.append(zht_criterion(gram, A, B, l1_penalty, self.l2_penalty))
+            history.append(zht_criterion(gram, A, B, l1_penalty, l2_penalty))
             new_loadings = normalise_columns(B)
             change = np.abs(new_loadings - loadings).max()
             loadings = new_loadings
@@ -363,36 +417,45 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
                 f"tol={self.tol}",
                 stacklevel=4,
             )
-        empty = np.flatnonzero(~loadings.any(axis=0))
-        if empty.size:
-            warnings.warn(
-                f"component(s) {empty.tolist()} have no non-zero loading: the L1 penalty is "
-                "too large for them (their scores are 0). Lower l1_penalty or use n_nonzero.",
-                UserWarning,
-                stacklevel=3,
-            )
-        if counts is not None and np.any(np.count_nonzero(loadings, axis=0) != counts):
-            warnings.warn(
-                f"n_nonzero={counts.tolist()} asked, but the components have "
-                f"{np.count_nonzero(loadings, axis=0).tolist()} non-zero loadings: tied "
-                "variables enter the elastic-net path together, so no penalty gives the "
-                "requested count.",
-                UserWarning,
-                stacklevel=3,
-            )
+        _warn_about_counts(loadings, counts)
         components, _ = flip_signs(loadings.T)
         explained = adjusted_variance(gram, components.T)
         return dict(
             components_=components,
-            explained_variance_=explained,
+            explained_variance_=np.ldexp(explained, gram_exponent),
             explained_variance_ratio_=explained / total,
             pca_explained_variance_ratio_=eigenvalues / total,
-            l1_penalty_=l1_penalty,
+            l1_penalty_=np.ldexp(l1_penalty, gram_exponent),
             n_nonzero_=np.count_nonzero(components, axis=1),
             n_components_=k,
             n_iter_=n_iter,
             converged_=converged,
-            objective_history_=np.asarray(history),
+            objective_history_=np.ldexp(history, gram_exponent),
+        )
+
+    def _check_ridge(self, gram, l2_penalty, n_samples):
+        """Refuse ``λ₂ = 0`` when ``G`` is singular.
+
+        The lasso regressions of the alternation are then not unique, and
+        their coordinate descent may creep for ever between equally good
+        solutions.
+        """
+        if l2_penalty > 0.0:
+            return
+        d = gram.shape[0]
+        if n_samples is not None and n_samples <= d:
+            reason = (
+                f"X has {n_samples} samples for {d} features, so its covariance matrix has "
+                f"rank at most {n_samples - 1}"
+            )
+        else:
+            eigenvalues = np.linalg.eigvalsh(gram)
+            if eigenvalues[0] > d * EPS * eigenvalues[-1]:
+                return
+            reason = "the Gram matrix is singular (some features are collinear)"
+        raise ValueError(
+            f"l2_penalty={self.l2_penalty!r} (the lasso) needs a non-singular Gram matrix, but "
+            f"{reason}. Use a small positive l2_penalty, such as the default 1e-6."
         )
 
     def transform(self, X):

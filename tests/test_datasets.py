@@ -151,6 +151,9 @@ def test_make_low_rank_signal_variances():
         ((10, 5, 1), {"noise": "a"}, TypeError, r"noise must be a positive number"),
         ((10, 5, 1), {"random_state": "x"}, TypeError, r"random_state must be None"),
         ((10, 5, 1), {"random_state": -3}, ValueError, r"random_state must be >= 0"),
+        ((10, 5, 1), {"noise": 10**400}, ValueError, r"noise must be a finite number > 0"),
+        ((2**62, 5, 1), {}, ValueError, r"n_samples is too large"),
+        ((10, 5, 2**62), {}, ValueError, r"rank must be at most min"),
     ],
 )
 def test_make_low_rank_validation(args, kwargs, error, message):
@@ -231,6 +234,9 @@ def test_make_spectrum_sample_covariance_approaches_the_spectrum():
         ((10.5, 2, [1.0, 1.0]), {}, TypeError, r"n_samples must be an int"),
         ((10, True, [1.0]), {}, TypeError, r"n_features must be an int"),
         ((10, 2, [1.0, 1.0]), {"random_state": 2.5}, TypeError, r"random_state must be None"),
+        ((10, 1, 10**400), {}, TypeError, r"variances must be an array of numbers"),
+        ((2**62, 2, [1.0, 1.0]), {}, ValueError, r"n_samples is too large"),
+        ((10, 2**40, [1.0]), {}, ValueError, r"n_features is too large"),
     ],
 )
 def test_make_spectrum_validation(args, kwargs, error, message):
@@ -280,6 +286,12 @@ def test_make_spirals_is_reproducible_and_seed_dependent():
         ({"n_samples": 2.5}, TypeError, "n_samples"),
         ({"turns": 0}, ValueError, "turns"),
         ({"turns": "two"}, TypeError, "turns"),
+        # the reproduction: numpy's "high - low < 0" (each arm starts at t = π/2)
+        ({"turns": 0.2}, ValueError, r"turns must be greater than 0.25, got 0.2"),
+        ({"turns": 0.25}, ValueError, r"turns must be greater than 0.25"),
+        ({"turns": 10**400}, ValueError, r"turns must be a finite number > 0"),
+        ({"n_samples": 2**62}, ValueError, r"n_samples is too large"),
+        ({"n_samples": 2**70}, ValueError, r"n_samples must be at most 2\*\*63 - 1"),
         ({"noise": -0.1}, ValueError, "noise"),
         ({"random_state": "seed"}, TypeError, "random_state"),
     ],
@@ -287,3 +299,11 @@ def test_make_spirals_is_reproducible_and_seed_dependent():
 def test_make_spirals_validation(kwargs, error, message):
     with pytest.raises(error, match=message):
         make_spirals(**kwargs)
+
+
+def test_make_spirals_with_just_over_a_quarter_turn():
+    # the smallest valid number of turns: every t lies in [π/2, 2π · turns]
+    X, _, t = make_spirals(50, turns=0.3, noise=0.0, random_state=0)
+    assert np.all((t >= np.pi / 2) & (t <= 2 * np.pi * 0.3))
+    radius = t / (2 * np.pi * 0.3)
+    np.testing.assert_allclose(np.hypot(X[:, 0], X[:, 1]), radius, rtol=1e-14)

@@ -571,3 +571,133 @@ def test_convergence_warning_when_max_iter_is_too_small(function):
     assert n_iter > 1
     on_support, off_support = kkt_gaps(X.T @ X, X.T @ y, beta, 0.5, 0.0)
     assert max(on_support, off_support) <= 1e-9 * np.abs(X.T @ y).max()
+
+
+# ---------------------------------------------------------------------------
+# 7. Collinear ties, the checks of G, c and beta_init, and units
+# ---------------------------------------------------------------------------
+
+
+def test_n_nonzero_with_tied_collinear_columns_and_no_ridge_raises_clearly():
+    """Three identical columns: any mix of them is a lasso solution, so the path is not unique."""
+    G, c = np.ones((3, 3)), np.ones(3)
+    with pytest.raises(ValueError, match=r"columns \[0, 1, 2\] of G are collinear.*l2_penalty"):
+        elastic_net_n_nonzero(G, c, n_nonzero=1, l2_penalty=0.0)
+    # two identical columns out of three, entering first
+    x = np.random.default_rng(18).standard_normal((20, 2))
+    X = np.column_stack([x[:, 0], x[:, 0], x[:, 1]])
+    y = X[:, 0] + 0.1 * x[:, 1]
+    with pytest.raises(ValueError, match=r"columns \[0, 1\] of G are collinear"):
+        elastic_net_n_nonzero(X.T @ X, X.T @ y, n_nonzero=1, l2_penalty=0.0)
+    # a ridge makes the path unique: the tie splits equally, with a warning
+    with pytest.warns(UserWarning, match="no penalty gives exactly 1 non-zero"):
+        beta, l1 = elastic_net_n_nonzero(G, c, n_nonzero=1, l2_penalty=0.1)
+    assert beta[0] == pytest.approx(beta[1]) == pytest.approx(beta[2])
+    on_support, off_support = kkt_gaps(G, c, beta, l1, 0.1)
+    assert max(on_support, off_support) <= 1e-12
+
+
+def test_n_nonzero_with_columns_in_very_different_units_is_not_collinear():
+    """Column 0 in units 1e50 times larger: G is badly scaled, yet its columns are independent."""
+    X, y = make_regression(30, 4, seed=21)
+    X[:, 0] *= 1e50
+    G, c = X.T @ X, X.T @ y
+    assert np.linalg.cond(G) > 1e90  # what a plain condition number would call singular
+    beta, l1 = elastic_net_n_nonzero(G, c, n_nonzero=2, l2_penalty=0.0)
+    assert np.count_nonzero(beta) == 2
+    # the exact lasso solution at its knot, checked row by row in each row's own units:
+    # (G β - c)_m = -(λ₁/2) sign(β_m) on the support, |(G β - c)_m| ≤ λ₁/2 off it
+    gradient = G @ beta - c
+    tolerance = 1e-9 * (np.abs(c) + l1)
+    support = beta != 0
+    assert np.all(np.abs(gradient + 0.5 * l1 * np.sign(beta))[support] <= tolerance[support])
+    assert np.all(np.abs(gradient)[~support] <= 0.5 * l1 + tolerance[~support])
+
+
+def asymmetric_and_indefinite(scale):
+    S = scale * np.array([[2.0, 0.5, 0.1], [0.5, 1.0, 0.3], [0.1, 0.3, 1.5]])
+    asymmetric = S.copy()
+    asymmetric[0, 2] += 0.2 * scale
+    indefinite = S - 1.6 * scale * np.eye(3)
+    assert np.linalg.eigvalsh(indefinite)[0] < 0
+    return S, asymmetric, indefinite
+
+
+GRAM_FUNCTIONS = {
+    "elastic_net_gram": lambda G, c: elastic_net_gram(G, c, l1_penalty=0.0, l2_penalty=0.0),
+    "elastic_net_n_nonzero": lambda G, c: elastic_net_n_nonzero(G, c, n_nonzero=1, l2_penalty=0),
+}
+
+
+@pytest.mark.parametrize("scale", [1e-150, 1.0, 1e100], ids=lambda s: f"{s:g}")
+@pytest.mark.parametrize("function", GRAM_FUNCTIONS.values(), ids=GRAM_FUNCTIONS.keys())
+def test_gram_must_be_symmetric_positive_semidefinite_at_any_scale(function, scale):
+    S, asymmetric, indefinite = asymmetric_and_indefinite(scale)
+    c = scale * np.array([1.0, 0.5, -0.2])
+    with pytest.raises(ValueError, match=r"G must be symmetric.*\(0, 2\)"):
+        function(asymmetric, c)
+    with pytest.raises(ValueError, match="G must be positive semi-definite"):
+        function(indefinite, c)
+    # rounding-level asymmetry and a null eigenvalue at rounding level are accepted
+    rounded = S * (1 + 1e-15 * np.random.default_rng(19).standard_normal((3, 3)))
+    beta, _ = function(rounded, c)
+    assert np.all(np.isfinite(beta))
+    singular = np.outer([1.0, 2.0, 0.5], [1.0, 2.0, 0.5]) * scale
+    beta, _ = elastic_net_gram(singular, c, l1_penalty=0.1 * scale, l2_penalty=scale)
+    assert np.all(np.isfinite(beta))
+
+
+@pytest.mark.parametrize(
+    "argument, value, error",
+    [
+        ("c", ["a", "b", "c"], TypeError),
+        ("c", ["1", "2", "3"], TypeError),  # numeric strings are not numbers
+        ("c", np.array(["1", "2", "3"], dtype=object), TypeError),
+        ("c", "123", TypeError),
+        ("c", None, TypeError),
+        ("c", [[1.0], [2.0, 3.0]], TypeError),
+        ("c", {"a": 1}, TypeError),
+        ("c", np.array([1.0, 2.0, 3.0]) + 1j, ValueError),  # the imaginary part is not dropped
+        ("c", [1.0, 10**400, 2.0], ValueError),
+        ("beta_init", "abc", TypeError),
+        ("beta_init", ["0", "0", "0"], TypeError),
+        ("beta_init", [0.0, 0.0, 0.0j + 1j], ValueError),
+        ("beta_init", [np.nan, 0.0, 0.0], ValueError),
+        ("beta_init", [np.inf, 0.0, 0.0], ValueError),
+        ("beta_init", np.zeros((3, 1)), ValueError),
+    ],
+)
+def test_c_and_beta_init_must_be_real_numbers(argument, value, error):
+    arguments = dict(G=np.eye(3), c=np.array([1.0, 2.0, 3.0]), l1_penalty=1.0, l2_penalty=0.0)
+    arguments[argument] = value
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ComplexWarning on the way to the error
+        with pytest.raises(error, match=argument):
+            elastic_net_gram(arguments.pop("G"), arguments.pop("c"), **arguments)
+        if argument == "c":
+            with pytest.raises(error, match=argument):
+                elastic_net_n_nonzero(np.eye(3), value, n_nonzero=1, l2_penalty=0.0)
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [(1e-8, 1e-8), (1e-3, 255.0), (255.0, 1e-3), (1e8, 1e8), (1e-150, 1e-150), (1e100, 1e100)],
+    ids=lambda s: f"{s:g}",
+)
+def test_elastic_net_is_equivariant_to_the_units_of_X_and_y(a, b):
+    """elastic_net(a X, b y) with λ₁ times a b and λ₂ times a² is β times b / a.
+
+    Xᵀ X of 1e100 X has entries near 1e201, whose squares overflow, and that
+    of 1e-150 X entries near 1e-299: the solver must not see either.
+    """
+    X, y = make_regression(30, 6, seed=20)
+    X, y = X / np.abs(X).max(), y / np.abs(y).max()  # unit size, so that a X passes the check
+    l1, l2 = 0.5, 0.2
+    beta, n_iter = elastic_net(X, y, l1_penalty=l1, l2_penalty=l2)
+    assert 0 < np.count_nonzero(beta) < 6  # a sparse solution
+    beta_scaled, n_iter_scaled = elastic_net(
+        a * X, b * y, l1_penalty=l1 * a * b, l2_penalty=l2 * a * a
+    )
+    np.testing.assert_array_equal(beta_scaled != 0, beta != 0)
+    np.testing.assert_allclose(beta_scaled, beta * (b / a), rtol=1e-6)
+    assert n_iter_scaled == n_iter

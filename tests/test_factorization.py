@@ -247,3 +247,32 @@ def test_stopping_rule_is_strict_and_relative():
         warnings.simplefilter("ignore", ConvergenceWarning)
         later = pca_als(X, 2, random_state=0, tol=float(decrease[-1]), max_iter=full.n_iter + 50)
     assert later.n_iter > full.n_iter
+
+
+# The units test multiplies X by factors that are not powers of two, so the
+# rescaled data differ from X by rounding and the results by rounding only.
+UNIT_FACTORS = [1e-8, 1e-3, 255.0, 1e8]
+
+
+@pytest.mark.parametrize("c", UNIT_FACTORS)
+@pytest.mark.parametrize("method", METHODS)
+def test_does_not_depend_on_the_units_of_X(method, c):
+    # the random start is scaled to ‖X‖, the step of "auto" is 1/(2‖WᵀW‖) and the
+    # stopping rule is relative: Z and W each scale with √c, the objective with c²
+    X = spectrum_data()[:60]
+    a = METHODS[method](X, 3, random_state=0)
+    b = METHODS[method](c * X, 3, random_state=0)
+    assert a.converged and (b.n_iter, b.converged) == (a.n_iter, a.converged)
+    root = np.sqrt(c)
+    for actual, expected in ((b.Z, root * a.Z), (b.W, root * a.W)):
+        np.testing.assert_allclose(actual, expected, rtol=1e-6, atol=1e-6 * np.abs(expected).max())
+    np.testing.assert_allclose(b.objective_history, c**2 * a.objective_history, rtol=1e-6)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_data_whose_squares_underflow_is_refused_with_a_clear_error(method):
+    # entries of 1e-170: every square, hence the objective, underflows to 0,
+    # and the solvers would stop at once on a meaningless fit
+    X = spectrum_data()[:20] * 1e-170
+    with pytest.raises(ValueError, match=r"X is too small for float64 arithmetic"):
+        METHODS[method](X, 2, random_state=0)

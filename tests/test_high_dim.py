@@ -694,3 +694,27 @@ def test_legacy_random_state_is_accepted(solver):
     np.testing.assert_array_equal(first.components_, second.components_)
     reference = PCA(6, svd_solver="full").fit(X)
     np.testing.assert_allclose(first.components_, reference.components_, rtol=0, atol=1e-8)
+
+
+# ---------------------------------------------------------------------------
+# 9. Data of extreme scale
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("c", [1e-160, 1e150], ids=lambda c: f"{c:g}")
+@pytest.mark.parametrize("shape", [SHAPES["tall"], SHAPES["wide"]], ids=["tall", "wide"])
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_every_solver_finds_the_known_axes_at_extreme_scales(solver, shape, c):
+    """At 1e-160 the squares of the data are subnormal; at 1e150 they approach overflow.
+
+    The data are built with known axes and singular values (times c) and a
+    sum of squares near 22, so that 1e150 times them passes the overflow
+    check. The Gram and covariance solvers and subspace iteration square the
+    data; all must still agree with the construction to 1e-8.
+    """
+    s = np.array([4.0, 2.0, 1.0, 0.5, 0.25])
+    X, V = known_spectrum(*shape, s, seed=21, mean=0.01)
+    pca = fit(c * X, 3, solver)
+    np.testing.assert_allclose(pca.components_, convention(V[:, :3].T), atol=1e-8)
+    np.testing.assert_allclose(pca.singular_values_ / c, s[:3], rtol=1e-8)
+    np.testing.assert_allclose(pca.explained_variance_ratio_, s[:3] ** 2 / np.sum(s**2), rtol=1e-8)

@@ -700,11 +700,11 @@ def test_indefinite_kernel_warns_and_keeps_the_positive_part():
     ids=["linear", "rbf", "poly", "callable"],
 )
 def test_identical_rows_are_an_error(params):
-    # Dyadic entries: every kernel value (6.5, 1, 4.25³, 6.5²) and its means
-    # over 8 rows are exact in floating point, so K̃ is exactly 0.
+    # Identical rows are refused before any kernel is formed, whatever the
+    # kernel (here dyadic entries, for which K̃ would be exactly 0).
     X = np.tile([[1.5, -2.0, 0.5]], (8, 1))
     model = KernelPCA(n_components=2, eigen_solver="dense", **params)
-    with pytest.raises(ValueError, match=r"numerically zero"):
+    with pytest.raises(ValueError, match=r"X has zero variance .*all samples are equal"):
         model.fit(X)
     assert not hasattr(model, "eigenvalues_")
 
@@ -723,10 +723,10 @@ def test_identical_rows_are_an_error(params):
 )
 def test_identical_non_dyadic_rows_are_an_error(params, seed):
     # Rows equal to arbitrary values: the means are inexact, so K̃ (or the
-    # centred features) is rounding noise, which must not pass for variance.
+    # centred features) would be rounding noise; the rows are refused first.
     row = np.random.default_rng(seed).standard_normal((1, 3))
     X = np.tile(row, (8, 1))
-    with pytest.raises(ValueError, match=r"numerically zero"):
+    with pytest.raises(ValueError, match=r"X has zero variance .*all samples are equal"):
         KernelPCA(n_components=1, **params).fit(X)
 
 
@@ -1276,6 +1276,22 @@ def test_use_before_fit_raises_not_fitted():
         ({"kernel": "poly", "gamma": 0.5, "bandwidth": 1.0}, ValueError, "bandwidth"),
         ({"kernel": "poly", "coef0": np.nan}, ValueError, "coef0"),
         ({"kernel": "poly", "coef0": "1"}, TypeError, "coef0"),
+        # checked whatever the kernel (as scikit-learn does), even one that ignores them
+        ({"kernel": "linear", "coef0": "bogus"}, TypeError, r"coef0 must be a real number"),
+        ({"kernel": "linear", "gamma": -1.0}, ValueError, r"gamma must be a finite number > 0"),
+        ({"kernel": "rbf", "coef0": np.nan}, ValueError, r"coef0 must be finite"),
+        ({"kernel": "rbf", "degree": 0}, ValueError, r"degree must be at least 1"),
+        # ints too large for float64, or for NumPy's 64-bit integers and array sizes
+        ({"kernel": "poly", "coef0": 10**400}, ValueError, r"coef0 must be finite, got an int"),
+        ({"kernel": "rbf", "gamma": 10**400}, ValueError, r"gamma must be a finite number > 0"),
+        ({"kernel": "rbf", "bandwidth": -(2**70)}, ValueError, "bandwidth"),
+        ({"kernel": "poly", "degree": 2**70}, ValueError, r"degree must be at most 2\*\*63 - 1"),
+        ({"n_landmarks": 10**400}, ValueError, r"n_landmarks must be at most"),
+        (
+            {"kernel": "rbf", "approximation": "rff", "n_random_features": 2**62},
+            ValueError,
+            r"n_random_features is too large: it asks for a float64 array of shape",
+        ),
         (
             {"approximation": "nystrom", "n_landmarks": 5, "n_components": 6},
             ValueError,
@@ -1366,3 +1382,147 @@ def test_fitted_attributes():
     np.testing.assert_allclose(model.kernel_column_means_, K.mean(axis=0), rtol=1e-13)
     assert model.kernel_mean_ == pytest.approx(K.mean(), rel=1e-13)
     np.testing.assert_allclose(model.explained_variance_, model.eigenvalues_ / 29, rtol=1e-15)
+
+
+# ---------------------------------------------------------------------------
+# Units of the data, extreme magnitudes and failed refits
+# ---------------------------------------------------------------------------
+
+# None is a power of two: the rescaled data differ from X by rounding.
+UNIT_FACTORS = [1e-8, 1e-3, 255.0, 1e8]
+
+
+def assert_scaled(actual, expected, rtol=1e-6):
+    """``actual`` equals ``expected`` to ``rtol`` of the largest entry of ``expected``."""
+    expected = np.asarray(expected, dtype=float)
+    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=rtol * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("c", UNIT_FACTORS)
+@pytest.mark.parametrize("eigen_solver", ["dense", "arpack"])
+def test_linear_kernel_pca_follows_the_units_of_X(eigen_solver, c):
+    # K(cX) = c² K(X): eigenvalues times c², scores times c, dual coefficients over c
+    X, T = make_data(40, 5, seed=80), make_data(6, 5, seed=81)
+    params = dict(n_components=3, eigen_solver=eigen_solver, random_state=0)
+    a = KernelPCA(**params)
+    b = KernelPCA(**params)
+    Z_a, Z_b = a.fit_transform(X), b.fit_transform(c * X)
+    assert_scaled(Z_b, c * Z_a)
+    assert_scaled(b.eigenvalues_, c**2 * a.eigenvalues_)
+    assert_scaled(b.explained_variance_ratio_, a.explained_variance_ratio_)
+    assert_scaled(b.dual_coef_, a.dual_coef_ / c)
+    assert_scaled(b.transform(c * T), c * a.transform(T))
+    assert b.n_components_ == a.n_components_ and b.eigen_solver_ == a.eigen_solver_
+
+
+@pytest.mark.parametrize("c", UNIT_FACTORS)
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"kernel": "rbf", "gamma": 0.3},
+        {"kernel": "poly", "gamma": 0.3, "coef0": 1.0, "degree": 3},
+        {"kernel": "rbf", "gamma": 0.3, "approximation": "nystrom", "n_landmarks": 15},
+        {"kernel": "rbf", "gamma": 0.3, "approximation": "rff", "n_random_features": 60},
+    ],
+    ids=["rbf", "poly", "nystrom", "rff"],
+)
+def test_gamma_in_the_units_of_X_gives_the_same_scores(params, c):
+    # gamma is in units of 1/X²: gamma / c² on c X is the same kernel
+    X, T = make_data(40, 4, seed=82), make_data(6, 4, seed=83)
+    a = KernelPCA(n_components=3, random_state=0, **params)
+    b = KernelPCA(n_components=3, random_state=0, **{**params, "gamma": params["gamma"] / c**2})
+    assert_scaled(b.fit_transform(c * X), a.fit_transform(X))
+    assert_scaled(b.eigenvalues_, a.eigenvalues_)
+    assert_scaled(b.transform(c * T), a.transform(T))
+
+
+@pytest.mark.parametrize("c", UNIT_FACTORS)
+def test_rbf_bandwidth_is_in_the_units_of_X(c):
+    X = make_data(30, 3, seed=84)
+    a = KernelPCA(n_components=2, kernel="rbf", bandwidth=1.5).fit_transform(X)
+    b = KernelPCA(n_components=2, kernel="rbf", bandwidth=1.5 * c).fit_transform(c * X)
+    assert_scaled(b, a)
+
+
+def test_default_gamma_does_not_follow_the_units_of_X():
+    # documented: gamma=None is 1 / n_features (scikit-learn's default), whatever
+    # the units of X, so c X with the default is a different kernel
+    X = make_data(30, 4, seed=85)
+    a = KernelPCA(n_components=2, kernel="rbf").fit(X)
+    b = KernelPCA(n_components=2, kernel="rbf").fit(255.0 * X)
+    assert a.gamma_ == b.gamma_ == 0.25
+    assert not np.allclose(b.eigenvalues_, a.eigenvalues_, rtol=1e-2)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"kernel": "linear"},
+        {"kernel": "rbf"},
+        {"kernel": "poly"},
+        {"kernel": "linear", "eigen_solver": "arpack", "n_components": 2, "random_state": 0},
+        {"kernel": "rbf", "approximation": "nystrom", "n_landmarks": 10, "random_state": 0},
+        {"kernel": "rbf", "approximation": "rff", "n_random_features": 20, "random_state": 0},
+    ],
+    ids=["linear", "rbf", "poly", "arpack", "nystrom", "rff"],
+)
+@pytest.mark.parametrize("magnitude", [1e-170, 1e-310])
+def test_data_too_small_for_the_kernel_is_named_truthfully(params, magnitude):
+    # the reproduction: on data scaled by 1e-170 (X Xᵀ underflows, or every RBF
+    # distance rounds to 0) kernel PCA said that all samples coincide
+    X = np.random.default_rng(86).uniform(0.1, 1.0, (12, 5)) * magnitude
+    with pytest.raises(ValueError, match=r"numerically zero although the samples of X differ"):
+        KernelPCA(**params).fit(X)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"kernel": "rbf", "bandwidth": 2.0**70},
+        {"kernel": "rbf", "gamma": 1e-40},
+        {"kernel": "poly", "coef0": 2.0**70},
+    ],
+    ids=["huge-bandwidth", "tiny-gamma", "huge-coef0"],
+)
+def test_a_kernel_flattened_by_its_parameters_is_named(params):
+    # distinct samples, but every kernel value is the same to rounding
+    X = make_data(20, 3, seed=87)
+    with pytest.raises(ValueError, match=r"numerically zero although .*gamma, bandwidth or coef0"):
+        KernelPCA(**params).fit(X)
+
+
+def fitted_kpca_state(model):
+    return {
+        name: np.copy(value) if isinstance(value, np.ndarray) else value
+        for name, value in vars(model).items()
+        if name.endswith("_")
+    }
+
+
+@pytest.mark.parametrize(
+    "bad_fit",
+    [
+        lambda model, X: model.fit(np.where(X > 1, np.nan, X)),
+        lambda model, X: model.fit(np.tile(X[:1], (8, 1))),
+        lambda model, X: model.fit(X[:1]),
+        lambda model, X: model.set_params(n_components=99).fit(X),
+        lambda model, X: model.set_params(gamma=10**400).fit(X),
+        # fails in the eigendecomposition, after the kernel matrix was formed
+        lambda model, X: model.fit(X * 1e-170),
+    ],
+    ids=["nan", "identical-rows", "one-sample", "n_components", "huge-gamma", "underflow"],
+)
+@pytest.mark.parametrize("mode", ["dense", "nystrom"])
+def test_failed_refit_leaves_the_earlier_fit_usable(bad_fit, mode):
+    X = make_data(30, 3, seed=88)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    model = KernelPCA(n_components=2, random_state=0, **MODES[mode]).fit(frame)
+    before = fitted_kpca_state(model)
+    Z = model.transform(frame.iloc[:4])
+    with pytest.raises(ValueError):
+        bad_fit(model, X)
+    after = fitted_kpca_state(model)
+    assert after.keys() == before.keys()
+    for name, value in before.items():
+        np.testing.assert_array_equal(after[name], value, err_msg=name)
+    np.testing.assert_array_equal(model.transform(frame.iloc[:4]), Z)

@@ -172,7 +172,9 @@ def test_kernels_accept_lists_and_ints():
         polynomial_kernel(X, Y, degree=2, gamma=1.0, coef0=1.0), [[4.0], [16.0], [1.0]]
     )
     expected = np.exp(-np.array([[4.0], [20.0], [2.0]]))
-    np.testing.assert_allclose(rbf_kernel(X, Y, gamma=1.0), expected, rtol=1e-15)
+    # the shifted distances round (eps·‖x - mean‖² each), and exp(-D) turns an
+    # absolute error δ in D into a relative one: at most a few eps·D, D ≤ 20
+    np.testing.assert_allclose(rbf_kernel(X, Y, gamma=1.0), expected, rtol=1e-13)
 
 
 # ---------------------------------------------------------------------------
@@ -378,11 +380,19 @@ def test_bad_data_is_named(function, make_bad, error, message):
         ("bandwidth", np.inf, ValueError),
         ("bandwidth", False, TypeError),
         ("bandwidth", "wide", TypeError),
+        ("bandwidth", None, None),
+        # ints beyond float64, whose conversion used to fail inside np.isfinite
+        ("gamma", 10**400, ValueError),
+        ("gamma", -(2**70), ValueError),
+        ("bandwidth", 10**400, ValueError),
     ],
     ids=lambda value: repr(value) if not isinstance(value, type) else value.__name__,
 )
 def test_bad_rbf_parameters_are_named(name, value, error):
     X = make_data(5, 2)
+    if error is None:  # None is the documented default of both
+        np.testing.assert_array_equal(rbf_kernel(X, **{name: value}), rbf_kernel(X))
+        return
     with pytest.raises(error, match=name):
         rbf_kernel(X, **{name: value})
     with pytest.raises(error, match=name):
@@ -409,6 +419,10 @@ def test_bad_rbf_parameters_are_named(name, value, error):
         ("coef0", True, TypeError),
         ("coef0", "1", TypeError),
         ("coef0", None, TypeError),
+        ("coef0", 10**400, ValueError),
+        ("gamma", 10**400, ValueError),
+        ("degree", 10**400, ValueError),
+        ("degree", 2**63, ValueError),
     ],
     ids=lambda value: repr(value) if not isinstance(value, type) else value.__name__,
 )
@@ -488,3 +502,16 @@ def test_kernel_pca_refuses_a_non_symmetric_callable():
     X = np.random.default_rng(1).standard_normal((10, 2))
     with pytest.raises(ValueError, match="non-symmetric"):
         KernelPCA(kernel=lambda A, B: A @ B.T + A[:, :1]).fit(X)
+
+
+def test_huge_int_parameters_that_fit_a_float_are_used():
+    # 2**70 is an exact float64: as gamma it separates every pair of points
+    X = np.random.default_rng(0).standard_normal((6, 3))
+    np.testing.assert_array_equal(rbf_kernel(X, gamma=2**70), np.eye(6))
+    np.testing.assert_array_equal(polynomial_kernel(X, degree=1, gamma=1.0, coef0=2**70), 2.0**70)
+
+
+def test_polynomial_overflow_from_coef0_names_it():
+    X = np.random.default_rng(0).standard_normal((6, 3))
+    with pytest.raises(ValueError, match=r"overflows float64.*coef0"):
+        polynomial_kernel(X, coef0=1e300)

@@ -180,9 +180,33 @@ def test_sigmoid_is_stable_for_large_arguments():
         (logistic_factorization, dict(l2_penalty=-1.0), "l2_penalty"),
         (logistic_factorization, dict(l2_penalty="big"), "l2_penalty"),
         (ridge_factorization, dict(l2_penalty=1.0, tol=-1.0), "tol"),
+        # ints beyond float64, and None
+        (ridge_factorization, dict(l2_penalty=10**400), "l2_penalty must be a finite number"),
+        (sparse_factorization, dict(l1_penalty=-(2**70)), "l1_penalty must be a finite number"),
+        (sparse_factorization, dict(l1_penalty=None), "l1_penalty must be a number >= 0"),
+        (logistic_factorization, dict(tol=10**400), "tol must be a finite number"),
+        (ridge_factorization, dict(l2_penalty=1.0, max_iter=2**70), "max_iter must be at most"),
     ],
 )
 def test_bad_penalties_are_named(function, kwargs, message):
     X = (low_rank(10, 8, 2, seed=5) > 0).astype(float)
     with pytest.raises((ValueError, TypeError), match=message):
         function(X, 2, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "function, kwargs",
+    [(ridge_factorization, dict(l2_penalty=0.1)), (sparse_factorization, dict(l1_penalty=0.1))],
+)
+def test_data_whose_squares_underflow_is_refused_with_a_clear_error(function, kwargs):
+    X = low_rank(10, 8, 2, seed=6) * 1e-170
+    with pytest.raises(ValueError, match=r"X is too small for float64 arithmetic"):
+        function(X, 2, random_state=0, **kwargs)
+
+
+def test_huge_int_penalty_that_fits_a_float_is_used():
+    # 2**70 is an exact float64: the ridge then shrinks Z Wᵀ to 0
+    X = low_rank(10, 8, 2, seed=7)
+    result = ridge_factorization(X, 2, l2_penalty=2**70, random_state=0)
+    assert result.converged
+    np.testing.assert_allclose(result.Z @ result.W.T, 0.0, atol=1e-12)

@@ -1,14 +1,18 @@
 """Tests of :class:`pcalib.NMF` (chapter 6): monotone updates, KKT conditions, scikit-learn.
 
 Expected values come from scikit-learn's ``NMF`` (same loss, same solver
-family, same initialisation), from the KKT conditions of the problem written
-out here, and from the objective evaluated here with NumPy.
+family, same start: scikit-learn's NNDSVDa fills zeros with the mean of X
+where pcalib fills with √(mean / k), so it is given pcalib's start), from the
+KKT conditions of the problem written out here, from the objective evaluated
+here with NumPy, and from the laws by which a fit changes with the units of X.
 """
 
+import copy
 import warnings
 from contextlib import contextmanager
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.optimize
 from sklearn.datasets import load_digits
@@ -17,6 +21,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 import pcalib.nmf
 from pcalib import NMF
+from pcalib.datasets import load_faces
 from pcalib.nmf import nndsvd
 
 DIGITS = load_digits().data
@@ -159,13 +164,13 @@ def test_what_extrapolate_auto_chose_is_recorded(solver, extrapolate, expected):
 )
 def test_final_loss_within_one_percent_of_sklearn(solver, beta_loss, max_iter):
     X = DIGITS[:600]
-    ours = NMF(8, solver=solver, beta_loss=beta_loss, init="nndsvda", max_iter=max_iter, tol=1e-9)
-    theirs = SklearnNMF(
-        8, solver=solver, beta_loss=beta_loss, init="nndsvda", max_iter=max_iter, tol=1e-9
-    )
+    same = dict(solver=solver, beta_loss=beta_loss, max_iter=max_iter, tol=1e-9)
+    ours = NMF(8, init="nndsvda", **same)
+    theirs = SklearnNMF(8, init="custom", **same)
+    W_start, H_start = nndsvd(X, 8, fill_zeros=True)
     with convergence_warnings_allowed():
         ours.fit(X)
-        theirs.fit(X)
+        theirs.fit(X, W=W_start, H=H_start)
     # both are local optima from the same start: within 1 % (the issue's criterion)
     assert ours.reconstruction_err_ <= 1.01 * theirs.reconstruction_err_
 
@@ -215,7 +220,6 @@ def test_alpha_W_alpha_H_l1_ratio_give_sklearns_fit(
 ):
     X = DIGITS[:400]
     params = dict(
-        init="nndsvda",
         solver=solver,
         alpha_W=alpha_W,
         alpha_H=alpha_H,
@@ -223,10 +227,12 @@ def test_alpha_W_alpha_H_l1_ratio_give_sklearns_fit(
         max_iter=3000,
         tol=1e-10,
     )
-    ours, theirs = NMF(6, extrapolate=extrapolate, **params), SklearnNMF(6, **params)
+    ours = NMF(6, init="nndsvda", extrapolate=extrapolate, **params)
+    theirs = SklearnNMF(6, init="custom", **params)
+    W_start, H_start = nndsvd(X, 6, fill_zeros=True)
     with convergence_warnings_allowed():
         W = ours.fit_transform(X)
-        W_sk = theirs.fit_transform(X)
+        W_sk = theirs.fit_transform(X, W=W_start, H=H_start)
     l1, l2 = sklearn_penalties(X, alpha_W, alpha_H, l1_ratio)
     value = objective_here(X, W, ours.components_, l1, l2)
     value_sk = objective_here(X, W_sk, theirs.components_, l1, l2)
@@ -483,3 +489,229 @@ def test_normalised_components_have_unit_rows():
     np.testing.assert_allclose(np.linalg.norm(model.components_[nonzero], axis=1), 1.0, rtol=1e-12)
     contributions = np.linalg.norm(W, axis=0)
     assert np.all(np.diff(contributions) <= 0)
+
+
+# ----------------------------------------------------------------------------
+# Units: fit(c X) is fit(X) rescaled
+
+SCALES = [1e-8, 1e-3, 255.0, 1e8]
+# The objective of (c X, c W H) is c^p times that of (X, W H): p = 2 for the
+# squared Frobenius loss, p = 1 for the KL divergence, which is linear in X and W H.
+LOSS_DEGREE = {"frobenius": 2, "kullback-leibler": 1}
+# The criterion of the reliability standard: every scale-carrying attribute to 1e-6 relative.
+RTOL = 1e-6
+
+
+def assert_scaled(actual, expected, name):
+    """``actual`` equals ``expected`` to ``RTOL`` relative to the largest entry of ``expected``.
+
+    Relative to the array's scale, not entry by entry: an entry that is 0 in one
+    fit can be a rounding error away from 0 in the other.
+    """
+    actual, expected = np.asarray(actual, float), np.asarray(expected, float)
+    assert actual.shape == expected.shape, name
+    difference = np.max(np.abs(actual - expected)) / np.max(np.abs(expected))
+    assert difference <= RTOL, f"{name}: relative difference {difference:.2e}"
+
+
+def fit_quietly(model, X):
+    with convergence_warnings_allowed():
+        W = model.fit_transform(X)
+    return model, W
+
+
+@pytest.mark.parametrize("c", SCALES)
+@pytest.mark.parametrize("init", ["nndsvda", "nndsvd", "random"])
+@pytest.mark.parametrize("solver, beta_loss, extrapolate", SOLVER_CONFIGURATIONS)
+def test_fit_of_scaled_data_is_the_fit_rescaled(solver, beta_loss, extrapolate, init, c):
+    X, X_new = DIGITS[:120], DIGITS[120:130]
+    params = dict(
+        solver=solver, beta_loss=beta_loss, extrapolate=extrapolate, init=init, random_state=0
+    )
+    base, W = fit_quietly(NMF(5, **params), X)
+    scaled, W_scaled = fit_quietly(NMF(5, **params), c * X)
+    degree = LOSS_DEGREE[beta_loss]
+    # without penalties the rows of H have unit norm: H is unit-free, W carries the units of X
+    assert_scaled(scaled.components_, base.components_, "components_")
+    assert_scaled(W_scaled, c * W, "W")
+    assert_scaled(scaled.transform(c * X_new), c * base.transform(X_new), "transform")
+    # reconstruction_err_ = √(2 × loss)
+    assert_scaled(scaled.reconstruction_err_, c ** (degree / 2) * base.reconstruction_err_, "error")
+    assert_scaled(scaled.objective_history_, c**degree * base.objective_history_, "history")
+    assert (scaled.n_iter_, scaled.converged_) == (base.n_iter_, base.converged_)
+    history = scaled.objective_history_
+    assert np.all(np.diff(history) <= 1e-12 * history[0])
+
+
+# With W, H → √c W, √c H: the Frobenius loss scales by c², λ₁‖W‖₁ by √c and
+# ½λ₂‖W‖² by c, so the objective scales by c² when λ₁ → c^(3/2) λ₁ and λ₂ → c λ₂;
+# the KL divergence scales by c, so λ₁ → √c λ₁ and λ₂ stays.
+PENALTY_SCALE_POWER = {
+    ("frobenius", 1.0): 1.5,
+    ("frobenius", 0.0): 1.0,
+    ("kullback-leibler", 1.0): 0.5,
+    ("kullback-leibler", 0.0): 0.0,
+}
+
+
+@pytest.mark.parametrize("c", SCALES)
+@pytest.mark.parametrize("l1_ratio", [0.0, 1.0])
+@pytest.mark.parametrize(
+    "solver, beta_loss",
+    [("cd", "frobenius"), ("mu", "frobenius"), ("pg", "frobenius"), ("mu", "kullback-leibler")],
+)
+def test_penalised_fit_of_scaled_data_with_penalties_in_its_units(solver, beta_loss, l1_ratio, c):
+    X, X_new = DIGITS[:120], DIGITS[120:130]
+    params = dict(solver=solver, beta_loss=beta_loss, l1_ratio=l1_ratio, max_iter=300)
+    alpha_c = 0.01 * c ** PENALTY_SCALE_POWER[beta_loss, l1_ratio]
+    base, W = fit_quietly(NMF(5, alpha_W=0.01, alpha_H=0.02, **params), X)
+    scaled, W_scaled = fit_quietly(NMF(5, alpha_W=alpha_c, alpha_H=2 * alpha_c, **params), c * X)
+    degree = LOSS_DEGREE[beta_loss]
+    # with penalties the scale is not normalised away: each factor carries √c
+    assert_scaled(scaled.components_, np.sqrt(c) * base.components_, "components_")
+    assert_scaled(W_scaled, np.sqrt(c) * W, "W")
+    assert_scaled(scaled.transform(c * X_new), np.sqrt(c) * base.transform(X_new), "transform")
+    assert_scaled(scaled.reconstruction_err_, c ** (degree / 2) * base.reconstruction_err_, "error")
+    assert_scaled(scaled.objective_history_, c**degree * base.objective_history_, "history")
+    assert (scaled.n_iter_, scaled.converged_) == (base.n_iter_, base.converged_)
+
+
+def test_faces_as_8_bit_values_give_the_same_fit():
+    X = load_faces().data
+    a, b = NMF(10).fit(X), NMF(10).fit(255 * X)
+    assert_scaled(b.reconstruction_err_, 255 * a.reconstruction_err_, "error")
+    assert (a.n_iter_, a.converged_) == (b.n_iter_, b.converged_)
+    assert_scaled(b.components_, a.components_, "components_")
+
+
+def test_multiplicative_updates_on_data_of_scale_1e_8_never_increase_the_objective():
+    X = load_faces().data
+    model, _ = fit_quietly(NMF(10, solver="mu"), 1e-8 * X)
+    history = model.objective_history_
+    assert np.all(np.diff(history) <= 1e-12 * history[0])
+    base, _ = fit_quietly(NMF(10, solver="mu"), X)
+    assert model.n_iter_ == base.n_iter_
+
+
+def test_kl_divergence_of_data_of_scale_1e_12_is_not_zero():
+    X = DIGITS[:100]
+    model, W = fit_quietly(NMF(4, solver="mu", beta_loss="kullback-leibler"), 1e-12 * X)
+    # √(2 D) written out here, for the factors returned
+    expected = np.sqrt(2 * loss_here(1e-12 * X, W, model.components_, "kullback-leibler"))
+    assert expected > 0
+    np.testing.assert_allclose(model.reconstruction_err_, expected, rtol=1e-9)
+
+
+def test_nndsvd_start_is_in_units_of_the_square_root_of_X():
+    X = DIGITS[:100]
+    for fill_zeros in (False, True):
+        W, H = nndsvd(X, 6, fill_zeros=fill_zeros)
+        W_scaled, H_scaled = nndsvd(255 * X, 6, fill_zeros=fill_zeros)
+        assert_scaled(W_scaled, np.sqrt(255) * W, "W")
+        assert_scaled(H_scaled, np.sqrt(255) * H, "H")
+    # the fill: factors of entries √(mean / k) alone give W H the mean of X
+    W, H = nndsvd(X, 6, fill_zeros=True)
+    fill = np.sqrt(X.mean() / 6)
+    assert np.mean(W == fill) > 0 and np.mean(H == fill) > 0
+    np.testing.assert_allclose(np.full((1, 6), fill) @ np.full((6, 1), fill), X.mean())
+
+
+# ----------------------------------------------------------------------------
+# Finite input never gives NaN
+
+
+# (every configuration on huge, tiny, subnormal and mixed-unit data:
+# test_reliability.py::test_finite_input_never_gives_nan)
+
+
+def test_multiplicative_updates_on_data_of_scale_1e150_give_the_rescaled_error():
+    U = np.random.default_rng(0).uniform(0.1, 1.0, (12, 5))
+    model, _ = fit_quietly(NMF(2, solver="mu"), U * 1e150)
+    base, _ = fit_quietly(NMF(2, solver="mu"), U)
+    assert_scaled(model.reconstruction_err_, 1e150 * base.reconstruction_err_, "error")
+
+
+@pytest.mark.parametrize("solver, beta_loss, extrapolate", SOLVER_CONFIGURATIONS)
+def test_a_column_in_other_units_is_fitted_without_nan(solver, beta_loss, extrapolate):
+    X = np.random.default_rng(0).uniform(0.1, 1.0, (12, 5))
+    X[:, 0] *= 1e150
+    model, W = fit_quietly(NMF(2, solver=solver, beta_loss=beta_loss, extrapolate=extrapolate), X)
+    H = model.components_
+    assert np.all(np.isfinite(W)) and np.all(np.isfinite(H))
+    # W = X[:, :1], H = e₁ᵀ fits column 0 exactly and leaves the other columns,
+    # of size 1, that is 1e-150 of ‖X‖, as the error. The iterations stop at a
+    # relative decrease of tol = 1e-6, so the fit is held to that, not to 1e-150.
+    scale = 2.0**-498  # near 1/1e150, a power of two: exact
+    residual = np.linalg.norm(scale * X - (scale * W) @ H)
+    assert residual <= 1e-6 * np.linalg.norm(scale * X)
+
+
+# ----------------------------------------------------------------------------
+# A refit that fails leaves the earlier fit intact
+
+
+def fitted_attributes(model):
+    """What ``fit`` sets: the names ending in ``_``."""
+    return {name: value for name, value in vars(model).items() if name.endswith("_")}
+
+
+def refit_with_another_width_and_a_negative_entry(model):
+    X = np.ones((10, 4))
+    X[2, 1] = -1.0
+    model.fit(X)
+
+
+def refit_with_fewer_features_than_components(model):
+    model.fit(np.ones((10, 2)))
+
+
+def refit_with_nan(model):
+    X = np.ones((10, 4))
+    X[0, 0] = np.nan
+    model.fit(X)
+
+
+def refit_with_nndsvd_and_fewer_samples_than_components(model):
+    model.set_params(init="nndsvd").fit(np.ones((2, 4)))
+
+
+def refit_that_does_not_converge_with_warnings_as_errors(model):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model.set_params(max_iter=1, tol=1e-15).fit(DIGITS[:20, :10])
+
+
+@pytest.mark.parametrize(
+    "failing_refit",
+    [
+        refit_with_another_width_and_a_negative_entry,
+        refit_with_fewer_features_than_components,
+        refit_with_nan,
+        refit_with_nndsvd_and_fewer_samples_than_components,
+        refit_that_does_not_converge_with_warnings_as_errors,
+    ],
+)
+@pytest.mark.parametrize("as_frame", [False, True])
+def test_a_failed_refit_leaves_the_earlier_fit_usable(failing_refit, as_frame):
+    X = DIGITS[:60, :6]
+    if as_frame:
+        X = pd.DataFrame(X, columns=[f"pixel {j}" for j in range(6)])
+    model, _ = fit_quietly(NMF(3), X)
+    before, W_before = copy.deepcopy(fitted_attributes(model)), model.transform(X)
+    with pytest.raises((ValueError, ConvergenceWarning)):
+        failing_refit(model)
+    after = fitted_attributes(model)
+    assert after.keys() == before.keys()
+    for name, value in before.items():
+        np.testing.assert_array_equal(after[name], value, err_msg=name)
+    np.testing.assert_array_equal(model.transform(X), W_before)
+
+
+def test_penalties_too_large_for_the_scale_of_X_are_refused_by_name():
+    # λ₁ in the units of X / 4ᵉ is λ₁ 2^(-3e) (penalties_in_units): for entries
+    # near 1e-300, e ≈ -500 and 2^1500 overflows
+    X = 1e-300 * np.random.default_rng(0).uniform(0.1, 1.0, (12, 5))
+    with pytest.raises(ValueError, match=r"alpha_W=0\.01 .* too large for the scale of X"):
+        NMF(2, alpha_W=0.01, l1_ratio=1.0).fit(X)
+    # without penalties the same data fit
+    assert np.isfinite(NMF(2).fit(X).reconstruction_err_)

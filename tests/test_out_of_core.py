@@ -8,6 +8,8 @@ top components are well defined and any two correct solvers agree to rounding.
 
 import subprocess
 import sys
+import warnings
+from functools import partial
 
 # Dask is a pinned test dependency (requirements.txt): a missing Dask must
 # fail here, not skip the file. The "Dask missing" path is tested below.
@@ -245,13 +247,54 @@ def test_all_samples_equal():
         pca_dask(small_dask(np.full((12, 3), 0.1)), 1)
 
 
-# Dask's workers compute the sum of squares, which overflows with a NumPy
-# RuntimeWarning before pcalib sees the inf and raises its ValueError; the
-# warning is expected, the error is what is tested.
-@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
 def test_squares_that_overflow():
+    # the first pass checks the sum of squares (RuntimeWarnings are errors here)
     with pytest.raises(ValueError, match="X is too large for float64 arithmetic"):
         pca_dask(small_dask(good_small() * 1e300), 1)
+
+
+@pytest.mark.parametrize("solver", ["tsqr", "compressed"])
+@pytest.mark.parametrize(
+    "make_X",
+    [
+        lambda: np.full((12, 3), 1e308),
+        lambda: np.vstack([[1e308, 0.0, 0.0], np.eye(3), np.ones((8, 3))]),
+        lambda: good_small() * 1e151,
+    ],
+    ids=["all-1e308", "one-1e308", "1e151"],
+)
+def test_data_beyond_float64_squares_is_refused_first_without_warnings(make_X, solver):
+    # the reproductions: one entry of 1e308 (column sums finite, squares not) gave
+    # LinAlgError "SVD did not converge", after overflow warnings
+    X = make_X()
+    too_large = "X is too large for float64 arithmetic"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=too_large) as dask_error:
+            pca_dask(small_dask(X), 1, solver=solver, random_state=0)
+        with pytest.raises(ValueError, match=too_large) as numpy_error:
+            pca_dask(X, 1, solver=solver, random_state=0)
+    # the same message as the in-memory route
+    assert str(dask_error.value) == str(numpy_error.value)
+
+
+UNIT_FACTORS = [1e-8, 1e-3, 255.0, 1e8]
+
+
+@pytest.mark.parametrize("c", UNIT_FACTORS)
+@pytest.mark.parametrize("solver", ["tsqr", "compressed"])
+def test_result_does_not_depend_on_the_units_of_X(solver, c):
+    X, _ = make_spectrum(400, 8, [8.0, 4.0, 2.0, 1.0, 0.5, 0.25, 0.1, 0.05], random_state=3)
+    X += 2.0
+    a = pca_dask(small_dask(X, rows=100), 3, solver=solver, random_state=0)
+    b = pca_dask(small_dask(c * X, rows=100), 3, solver=solver, random_state=0)
+    close = partial(np.testing.assert_allclose, rtol=1e-6)
+    close(b.components_, a.components_, atol=1e-6)
+    close(b.singular_values_, c * a.singular_values_)
+    close(b.mean_, c * a.mean_)
+    close(b.explained_variance_, c**2 * a.explained_variance_)
+    close(b.explained_variance_ratio_, a.explained_variance_ratio_)
+    close(b.transform(c * X[:5]), c * a.transform(X[:5]), atol=1e-6 * c * np.abs(X).max())
 
 
 def test_squares_that_underflow():

@@ -16,6 +16,7 @@ from sklearn.preprocessing import StandardScaler
 
 from pcalib import PCA
 from pcalib.datasets import load_usarrests
+from pcalib.pca import center_and_scale
 
 EPS = np.finfo(np.float64).eps
 SHAPES = [(50, 5), (20, 40), (200, 30), (7, 7)]
@@ -561,3 +562,144 @@ def test_direct_solvers_record_no_iteration(solver, n_components):
     captured = np.sum((X_c @ pca.components_.T) ** 2) / (len(X) - 1)
     assert pca.objective_history_.shape == (1,)
     np.testing.assert_allclose(pca.objective_history_, [captured], rtol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# Units of the data: fit(c X) is fit(X) rescaled, at every scale float64 holds
+# ---------------------------------------------------------------------------
+
+ALL_SOLVERS = ["full", "covariance_eigh", "gram", "subspace", "randomized"]
+# 1e-160 makes the squares of the data subnormal, 1e150 brings them near
+# overflow; the others are everyday changes of unit.
+SCALES = [1e-160, 1e-8, 1e-3, 255.0, 1e8, 1e150]
+# Smallest positive subnormal. A variance times c² = 1e-320 is subnormal, and
+# float64 holds it only to within half of this (not to a relative 1e-6).
+SUBNORMAL_STEP = 2.0**-1074
+
+
+def unit_size_data(seed=0):
+    """24 × 6 data of unit size with distinct variances and a non-zero mean.
+
+    Its sum of squares is below 144, so that ``1e150 * X`` still passes the
+    overflow check on the sum of squared entries (at most about 1.7e302).
+    """
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((24, 6)) * [3.0, 2.0, 1.5, 1.0, 0.7, 0.4] + rng.uniform(-2, 2, 6)
+    return X / np.abs(X).max()
+
+
+def assert_scaled(actual, reference, c, power):
+    """``actual == reference · c**power`` to 1e-6 of its largest entry (or the subnormal step)."""
+    expected = np.asarray(reference, dtype=float)
+    for _ in range(power):  # one factor at a time: c**2 itself may be subnormal
+        expected = expected * c
+    tolerance = 1e-6 * np.abs(expected).max() + 2 * SUBNORMAL_STEP
+    np.testing.assert_allclose(actual, expected, rtol=0, atol=tolerance)
+
+
+@pytest.mark.parametrize("c", SCALES, ids=lambda c: f"{c:g}")
+@pytest.mark.parametrize("standardize", [False, True])
+@pytest.mark.parametrize("solver", ALL_SOLVERS)
+def test_fit_of_rescaled_data_is_the_fit_rescaled(solver, standardize, c):
+    X = unit_size_data()
+    params = dict(n_components=3, standardize=standardize, svd_solver=solver, random_state=0)
+    reference = PCA(**params).fit(X)
+    scaled = PCA(**params).fit(c * X)
+    # standardised data have no units: only mean_ and scale_ carry them
+    unit = 1.0 if standardize else c
+    assert_scaled(scaled.components_, reference.components_, c, 0)
+    assert_scaled(scaled.explained_variance_ratio_, reference.explained_variance_ratio_, c, 0)
+    assert_scaled(scaled.singular_values_, reference.singular_values_, unit, 1)
+    assert_scaled(scaled.explained_variance_, reference.explained_variance_, unit, 2)
+    assert_scaled(scaled.objective_history_, reference.objective_history_, unit, 2)
+    assert_scaled(scaled.mean_, reference.mean_, c, 1)
+    if standardize:
+        assert_scaled(scaled.scale_, reference.scale_, c, 1)
+    else:
+        assert scaled.scale_ is None
+    for name in ("n_components_", "n_iter_", "converged_", "iterated_power_", "svd_solver_"):
+        assert getattr(scaled, name) == getattr(reference, name), name
+    Z = reference.transform(X)
+    assert_scaled(scaled.transform(c * X), Z, unit, 1)
+    assert_scaled(scaled.inverse_transform(Z * unit), reference.inverse_transform(Z), c, 1)
+
+
+@pytest.mark.parametrize("c", [1e-160, 1e-170], ids=lambda c: f"{c:g}")
+@pytest.mark.parametrize("solver", ALL_SOLVERS)
+def test_data_whose_squares_underflow_give_the_principal_axes(solver, c):
+    """At 1e-160 the squared singular values are subnormal; at 1e-170 they are 0."""
+    X = unit_size_data(seed=1)
+    eigenvalues, eigenvectors = np.linalg.eigh(np.cov(X, rowvar=False))  # at scale 1
+    pca = PCA(3, svd_solver=solver, random_state=0).fit(c * X)
+    V = eigenvectors[:, ::-1][:, :3].T
+    np.testing.assert_allclose(
+        pca.components_ * row_signs(pca.components_, V)[:, None], V, atol=1e-8
+    )
+    np.testing.assert_allclose(
+        pca.singular_values_ / c, np.sqrt(eigenvalues[::-1][:3] * (len(X) - 1)), rtol=1e-8
+    )
+    np.testing.assert_allclose(
+        pca.explained_variance_ratio_, eigenvalues[::-1][:3] / eigenvalues.sum(), rtol=1e-8
+    )
+
+
+@pytest.mark.parametrize("solver", ALL_SOLVERS)
+def test_standardize_a_column_whose_variance_underflows(solver):
+    """A column times 1e-170 varies, although its variance underflows to 0.
+
+    The correlation matrix does not depend on the units of the columns, so the
+    reference is NumPy's correlation matrix of the data before the change.
+    """
+    X = np.random.default_rng(0).uniform(0.1, 1.0, (12, 5))
+    X_tiny = X.copy()
+    X_tiny[:, 0] *= 1e-170
+    pca = PCA(2, standardize=True, svd_solver=solver, random_state=0).fit(X_tiny)
+    eigenvalues, eigenvectors = np.linalg.eigh(np.corrcoef(X, rowvar=False))
+    V = eigenvectors[:, ::-1][:, :2].T
+    assert pca.n_components_ == 2 and pca.components_.shape == (2, 5)
+    np.testing.assert_allclose(
+        pca.components_ * row_signs(pca.components_, V)[:, None], V, atol=1e-8
+    )
+    np.testing.assert_allclose(pca.explained_variance_, eigenvalues[::-1][:2], rtol=1e-8)
+    std = np.std(X, axis=0, ddof=1)
+    np.testing.assert_allclose(pca.scale_ / [1e-170, 1, 1, 1, 1], std, rtol=1e-12)
+    signs = row_signs(pca.components_, V)
+    Z = (X - X.mean(axis=0)) / std @ V.T
+    np.testing.assert_allclose(pca.transform(X_tiny) * signs, Z, atol=1e-8)
+
+
+@pytest.mark.parametrize("c", [1e-160, 2.0**-600, 1.0, 1e150], ids=lambda c: f"{c:g}")
+def test_center_and_scale_divides_only_extreme_data_by_a_power_of_two(c):
+    X = unit_size_data(seed=2) * c
+    X_centered, mean, scale, exponent, total_variance = center_and_scale(X, standardize=False)
+    np.testing.assert_array_equal(mean, X.mean(axis=0))
+    reference = X - mean
+    if c == 1.0:  # the everyday case costs nothing: no rescaling
+        assert exponent == 0
+        np.testing.assert_array_equal(X_centered, reference)
+    else:
+        assert 0.5 <= np.abs(X_centered).max() < 1.0
+        np.testing.assert_allclose(
+            np.ldexp(X_centered, exponent),
+            reference,
+            rtol=1e-15,
+            atol=1e-15 * np.abs(reference).max(),
+        )
+    assert scale is None
+    np.testing.assert_allclose(
+        total_variance, np.var(np.ldexp(reference, -exponent), axis=0, ddof=1).sum(), rtol=1e-12
+    )
+
+
+# ---------------------------------------------------------------------------
+# random_state is checked by every solver
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "random_state, error", [("bogus", TypeError), (1.5, TypeError), (-1, ValueError)]
+)
+@pytest.mark.parametrize("solver", ALL_SOLVERS)
+def test_bad_random_state_is_refused_by_every_solver(solver, random_state, error):
+    with pytest.raises(error, match="random_state"):
+        PCA(2, svd_solver=solver, random_state=random_state).fit(make_data(20, 4, seed=13))

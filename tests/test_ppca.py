@@ -1043,7 +1043,16 @@ def test_inverse_transform_with_wrong_number_of_columns():
 
 @pytest.mark.parametrize(
     "n_samples, error",
-    [(0, ValueError), (-2, ValueError), (1.5, TypeError), (True, TypeError), (None, TypeError)],
+    [
+        (0, ValueError),
+        (-2, ValueError),
+        (1.5, TypeError),
+        (True, TypeError),
+        (None, TypeError),
+        # more entries than NumPy can address, and an int beyond 64 bits
+        (2**62, ValueError),
+        (2**70, ValueError),
+    ],
 )
 def test_sample_with_bad_n_samples(n_samples, error):
     model = PPCA(n_components=2).fit(make_data(40, 4, seed=48))
@@ -1285,8 +1294,21 @@ def test_fit_does_not_modify_its_input(params, missing):
         lambda model, X: model.set_params(allow_missing=True, solver="closed_form").fit(
             np.where(X > 1.5, np.nan, X)
         ),
+        # fails after the fit, when σ² is scaled back to the units of X
+        lambda model, X: model.fit(X * 1e-170),
+        lambda model, X: model.set_params(tol=10**400).fit(X),
     ],
-    ids=["nan", "constant", "rank", "rank-missing", "n_components", "tol", "closed_form-with-nan"],
+    ids=[
+        "nan",
+        "constant",
+        "rank",
+        "rank-missing",
+        "n_components",
+        "tol",
+        "closed_form-with-nan",
+        "variance-underflows",
+        "huge-int-tol",
+    ],
 )
 def test_failed_refit_leaves_the_fitted_estimator_unchanged(bad_fit):
     X, _ = make_ppca_data(40, n_features=5, seed=61)
@@ -1302,3 +1324,85 @@ def test_failed_refit_leaves_the_fitted_estimator_unchanged(bad_fit):
     for name, value in before.items():
         np.testing.assert_array_equal(after[name], value, err_msg=name)
     np.testing.assert_array_equal(model.transform(X_test), Z)
+
+
+# ---------------------------------------------------------------------------
+# 13. Units of the data and extreme magnitudes
+# ---------------------------------------------------------------------------
+
+# None is a power of two: the rescaled data differ from X by rounding.
+UNIT_FACTORS = [1e-8, 1e-3, 255.0, 1e8]
+UNIT_FITS = {
+    "closed_form": dict(solver="closed_form"),
+    "em": dict(solver="em", random_state=0),
+    "missing": dict(allow_missing=True, random_state=0),
+}
+
+
+def unit_data(fit):
+    X, _ = make_ppca_data(60, n_features=6, seed=70)
+    return hide_at_random(X, 0.1, seed=71)[0] if fit == "missing" else X
+
+
+def assert_scaled(actual, expected, rtol=1e-6):
+    """``actual`` equals ``expected`` to ``rtol`` of the largest entry of ``expected``."""
+    expected = np.asarray(expected, dtype=float)
+    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=rtol * np.abs(expected).max())
+
+
+def assert_ppca_scaled(b, a, c, n_observed):
+    """``b`` fitted to ``c X``, ``a`` to ``X``: ``μ, W`` times c, variances times c²."""
+    assert_scaled(b.mean_, c * a.mean_)
+    assert_scaled(b.W_, c * a.W_)
+    assert_scaled(b.components_, a.components_)
+    assert b.noise_variance_ == pytest.approx(c**2 * a.noise_variance_, rel=1e-6)
+    assert_scaled(b.explained_variance_, c**2 * a.explained_variance_)
+    # the density of c x is that of x divided by c in each observed coordinate
+    shifted = a.log_likelihood_history_ - n_observed * np.log(c)
+    np.testing.assert_allclose(
+        b.log_likelihood_history_, shifted, rtol=0, atol=1e-6 * np.abs(shifted).max()
+    )
+    assert (b.n_iter_, b.converged_, b.solver_) == (a.n_iter_, a.converged_, a.solver_)
+
+
+@pytest.mark.parametrize("c", UNIT_FACTORS)
+@pytest.mark.parametrize("fit", UNIT_FITS)
+def test_fit_does_not_depend_on_the_units_of_X(fit, c):
+    X = unit_data(fit)
+    n_observed = int(np.sum(~np.isnan(X)))
+    a = PPCA(n_components=2, **UNIT_FITS[fit]).fit(X)
+    b = PPCA(n_components=2, **UNIT_FITS[fit]).fit(c * X)
+    assert a.n_iter_ > 10 or fit == "closed_form"
+    assert_ppca_scaled(b, a, c, n_observed)
+    # the latent posterior means have no units; the log-densities shift by d log c
+    X_new = unit_data(fit)[:5]
+    assert_scaled(b.transform(c * X_new), a.transform(X_new))
+    observed_per_row = np.sum(~np.isnan(X_new), axis=1)
+    np.testing.assert_allclose(
+        b.score_samples(c * X_new),
+        a.score_samples(X_new) - observed_per_row * np.log(c),
+        rtol=1e-9,
+    )
+
+
+@pytest.mark.parametrize("c", [4.0**-200, 1e-150, 1e140])
+@pytest.mark.parametrize("fit", UNIT_FITS)
+def test_fit_at_extreme_magnitudes(fit, c):
+    # σ² of data scaled by 1e-150 is about 1e-301, still a normal float64
+    X = unit_data(fit)
+    n_observed = int(np.sum(~np.isnan(X)))
+    a = PPCA(n_components=2, **UNIT_FITS[fit]).fit(X)
+    b = PPCA(n_components=2, **UNIT_FITS[fit]).fit(c * X)
+    assert_ppca_scaled(b, a, c, n_observed)
+    if c == 4.0**-200:  # a power of four only changes exponents
+        np.testing.assert_array_equal(b.W_, c * a.W_)
+        np.testing.assert_array_equal(b.mean_, c * a.mean_)
+
+
+@pytest.mark.parametrize("fit", UNIT_FITS)
+def test_variances_that_underflow_are_named_truthfully(fit):
+    # the reproduction: on data scaled by 1e-170 PPCA said "all samples are equal"
+    X = unit_data(fit) * 1e-170
+    with pytest.raises(ValueError, match=r"X varies by amounts too small") as error:
+        PPCA(n_components=2, **UNIT_FITS[fit]).fit(X)
+    assert "all samples are equal" not in str(error.value)

@@ -660,6 +660,146 @@ def test_bad_data_raises():
         model.transform(np.ones((3, 5)))
 
 
+def test_huge_or_out_of_range_counts_and_penalties_are_named():
+    X = make_data(20, 5, seed=18)
+    for params in (dict(n_nonzero=2**70), dict(n_nonzero=[1, 2**70]), dict(n_nonzero=-(2**70))):
+        with pytest.raises(ValueError, match="n_nonzero"):
+            ElasticNetSPCA(2, **params).fit(X)
+    with pytest.raises(ValueError, match="l1_penalty"):
+        ElasticNetSPCA(2, l1_penalty=10**400).fit(X)
+    # 2**70 is a valid (huge) penalty: every loading is 0, which is reported
+    with pytest.warns(UserWarning, match="no non-zero loading"):
+        model = ElasticNetSPCA(2, l1_penalty=2**70).fit(X)
+    assert not model.components_.any()
+
+
+@pytest.mark.parametrize(
+    "l1_penalty, error", [("bogus", TypeError), (-1.0, ValueError), (np.nan, ValueError)]
+)
+def test_l1_penalty_is_checked_even_when_n_nonzero_replaces_it(l1_penalty, error):
+    with pytest.raises(error, match="l1_penalty"):
+        ElasticNetSPCA(2, n_nonzero=2, l1_penalty=l1_penalty).fit(make_data(20, 5, seed=23))
+
+
+@pytest.mark.parametrize("standardize", [False, True])
+def test_lasso_with_a_singular_gram_matrix_is_refused_up_front(standardize):
+    """l2_penalty=0 with n ≤ d (or collinear features) has no unique lasso regressions."""
+    wide = np.random.default_rng(19).standard_normal((4, 9))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # refused before any iteration, so no warning
+        with pytest.raises(ValueError, match=r"l2_penalty=0 .*4 samples for 9 features"):
+            ElasticNetSPCA(standardize=standardize, l2_penalty=0).fit(wide)
+    collinear = make_data(30, 4, seed=20)
+    collinear = np.column_stack([collinear, collinear[:, 0] - 2 * collinear[:, 1]])
+    with pytest.raises(ValueError, match=r"l2_penalty=0 .*collinear"):
+        ElasticNetSPCA(2, standardize=standardize, l2_penalty=0).fit(collinear)
+    S = np.cov(collinear, rowvar=False)
+    with pytest.raises(ValueError, match=r"l2_penalty=0 .*collinear"):
+        ElasticNetSPCA(2, n_nonzero=2, l2_penalty=0).fit_gram(S)
+    # a small ridge makes the same problems well posed
+    model = ElasticNetSPCA(2, n_nonzero=2, standardize=standardize).fit(collinear)
+    assert model.n_nonzero_.tolist() == [2, 2]
+
+
+# ---------------------------------------------------------------------------
+# 8b. Units of the data and extreme scales
+# ---------------------------------------------------------------------------
+
+
+def assert_scaled(actual, reference, factor):
+    """``actual == factor · reference`` to 1e-6 of its largest entry."""
+    expected = factor * np.asarray(reference, dtype=float)
+    np.testing.assert_allclose(actual, expected, rtol=0, atol=1e-6 * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("c", [1e-8, 1e-3, 255.0, 1e8], ids=lambda c: f"{c:g}")
+@pytest.mark.parametrize("standardize", [False, True])
+@pytest.mark.parametrize("mode", ["l1_penalty", "n_nonzero"])
+def test_fit_of_rescaled_data_is_the_fit_rescaled(mode, standardize, c):
+    """With the covariance matrix, both penalties are variances: they scale with c²."""
+    X = zht_sample(300, seed=21)
+    unit = 1.0 if standardize else c**2  # the units of the Gram matrix and the penalties
+    if mode == "l1_penalty":
+        penalty = [0.3, 0.2] if standardize else [60.0, 30.0]
+        params, params_scaled = (
+            dict(l1_penalty=penalty),
+            dict(l1_penalty=np.multiply(penalty, unit)),
+        )
+    else:
+        params, params_scaled = dict(n_nonzero=[4, 4]), {"n_nonzero": [4, 4]}
+    ridge = 0.5 if standardize else 20.0
+    reference = ElasticNetSPCA(2, standardize=standardize, l2_penalty=ridge, **params).fit(X)
+    scaled = ElasticNetSPCA(
+        2, standardize=standardize, l2_penalty=ridge * unit, **params_scaled
+    ).fit(c * X)
+    assert reference.converged_ and reference.n_nonzero_.min() < 10  # sparse, and converged
+    np.testing.assert_array_equal(scaled.components_ != 0, reference.components_ != 0)
+    assert_scaled(scaled.components_, reference.components_, 1.0)
+    for name in ("explained_variance_ratio_", "pca_explained_variance_ratio_"):
+        assert_scaled(getattr(scaled, name), getattr(reference, name), 1.0)
+    for name in ("explained_variance_", "l1_penalty_", "objective_history_"):
+        assert_scaled(getattr(scaled, name), getattr(reference, name), unit)
+    assert_scaled(scaled.mean_, reference.mean_, c)
+    if standardize:
+        assert_scaled(scaled.scale_, reference.scale_, c)
+    for name in ("n_iter_", "converged_", "n_components_", "n_samples_"):
+        assert getattr(scaled, name) == getattr(reference, name), name
+    np.testing.assert_array_equal(scaled.n_nonzero_, reference.n_nonzero_)
+    assert_scaled(scaled.transform(c * X), reference.transform(X), 1.0 if standardize else c)
+
+
+def test_standardize_a_column_whose_variance_underflows():
+    """A column times 1e-170 varies, although its variance underflows to 0.
+
+    Standardised, the data are those of the column before the change: the
+    reference is fit_gram on NumPy's correlation matrix of that data.
+    """
+    X = np.random.default_rng(0).uniform(0.1, 1.0, (12, 5))
+    X_tiny = X.copy()
+    X_tiny[:, 0] *= 1e-170
+    reference = ElasticNetSPCA(2, n_nonzero=2).fit_gram(np.corrcoef(X, rowvar=False))
+    model = ElasticNetSPCA(2, n_nonzero=2, standardize=True).fit(X_tiny)
+    np.testing.assert_allclose(model.components_, reference.components_, atol=1e-10)
+    np.testing.assert_allclose(model.explained_variance_, reference.explained_variance_, rtol=1e-10)
+    np.testing.assert_allclose(
+        model.scale_ / [1e-170, 1, 1, 1, 1], np.std(X, axis=0, ddof=1), rtol=1e-12
+    )
+    # the default penalty works as well (it used to end in an IndexError)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # l1_penalty=1 empties some components
+        default = ElasticNetSPCA(standardize=True).fit(X_tiny)
+    assert np.all(np.isfinite(default.components_)) and default.components_.shape == (5, 5)
+
+
+def test_data_of_tiny_scale_give_the_fit_or_a_true_message():
+    """At 1e-170 every variance underflows; nothing there is constant."""
+    X = np.random.default_rng(0).uniform(0.1, 1.0, (12, 5))
+    tiny = 1e-170 * X
+    # with n_nonzero and no ridge, no parameter carries units: the fit of X
+    reference = ElasticNetSPCA(2, n_nonzero=2, l2_penalty=0).fit(X)
+    model = ElasticNetSPCA(2, n_nonzero=2, l2_penalty=0).fit(tiny)
+    np.testing.assert_allclose(model.components_, reference.components_, atol=1e-10)
+    np.testing.assert_allclose(
+        model.explained_variance_ratio_, reference.explained_variance_ratio_, rtol=1e-10
+    )
+    assert model.n_iter_ == reference.n_iter_
+    # l1_penalty=1 is more than 1e300 times every variance: said so, in those words
+    with pytest.raises(ValueError, match="l1_penalty is out of scale with X") as error:
+        ElasticNetSPCA(2).fit(tiny)
+    assert "constant" not in str(error.value)
+
+
+def test_data_of_large_scale_are_not_reported_as_a_large_gram_matrix():
+    """The covariance of 1e100 X squares to 1e400: X itself is fine."""
+    X = make_data(30, 4, seed=22)
+    reference = ElasticNetSPCA(2, l1_penalty=0.5).fit(X)
+    model = ElasticNetSPCA(2, l1_penalty=0.5e200, l2_penalty=1e-6 * 1e200).fit(1e100 * X)
+    np.testing.assert_allclose(model.components_, reference.components_, atol=1e-8)
+    np.testing.assert_allclose(
+        model.explained_variance_ratio_, reference.explained_variance_ratio_, rtol=1e-8
+    )
+
+
 # ---------------------------------------------------------------------------
 # 9. scikit-learn's estimator checks
 # ---------------------------------------------------------------------------

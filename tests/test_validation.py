@@ -15,6 +15,17 @@ import scipy.sparse
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
 from pcalib import PCA, pca_als, pca_gradient_descent
+from pcalib._linalg import power_of_four_scale
+from pcalib._validation import (
+    MAX_INT,
+    check_array_size,
+    check_finite_float,
+    check_non_negative_float,
+    check_non_negative_int,
+    check_positive_float,
+    check_positive_int,
+    check_squares_representable,
+)
 
 N_SAMPLES, N_FEATURES = 6, 3
 
@@ -112,6 +123,12 @@ BAD_X = [
     ),
     ("dict-in-object-array", object_array_with_dict, TypeError, r"X must contain only numbers"),
     ("None", lambda: None, TypeError, r"X must be a 2-D array-like of numbers, got None"),
+    (
+        "ragged-list",
+        lambda: [[1.0, 2.0, 3.0]] * (N_SAMPLES - 1) + [[3.0]],
+        ValueError,
+        r"X must be a rectangular 2-D array-like of numbers, with every row of the same length",
+    ),
     ("complex", lambda: good_X() + 1j, ValueError, r"X has complex values"),
     ("1-D", lambda: np.arange(3.0), ValueError, r"X must be a 2-D array .* got a 1-D array"),
     (
@@ -333,6 +350,10 @@ ITERATION_CASES = [
     ("tol", "small", TypeError, r"tol must be a number >= 0, got 'small'"),
     ("tol", None, TypeError, r"tol must be a number >= 0, got None"),
     ("tol", True, TypeError, r"tol must be a number >= 0, got True"),
+    ("max_iter", 2**63, ValueError, r"max_iter must be at most 2\*\*63 - 1 = 9223372036854775807"),
+    ("max_iter", 10**400, ValueError, r"max_iter must be at most .*, got an int of 401 digits"),
+    ("tol", 10**400, ValueError, r"tol must be a finite number >= 0, got an int of 401 digits"),
+    ("tol", -(2**70), ValueError, r"tol must be a finite number >= 0, got -1180591620717411303424"),
     ("random_state", -1, ValueError, r"random_state must be >= 0, got -1"),
     ("random_state", 1.5, TypeError, r"random_state must be None, a non-negative int"),
     ("random_state", "seed", TypeError, r"random_state must be None, a non-negative int"),
@@ -491,3 +512,84 @@ def test_factorizations_of_constant_X_are_exact(function, constant):
         assert np.all(np.isfinite(array))
     assert result.objective_history[-1] <= 1e-20 * max(1.0, np.sum(X**2))
     np.testing.assert_allclose(result.Z @ result.W.T, X, rtol=0, atol=1e-10 * max(1.0, constant))
+
+
+# ---------------------------------------------------------------------------
+# Huge integers, array sizes and magnitudes
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("check", [check_positive_float, check_non_negative_float])
+def test_float_checks_convert_huge_ints_safely(check):
+    # the reproduction: 2**70 reached "ufunc 'isfinite' not supported" without a name
+    assert check(2**70, name="tol") == 2.0**70
+    with pytest.raises(ValueError, match=r"tol must be a finite number [>]=? 0, got an int of"):
+        check(10**400, name="tol")
+    with pytest.raises(ValueError, match=r"tol must be a finite number"):
+        check(-(10**400), name="tol")
+
+
+def test_finite_float_check_accepts_either_sign():
+    assert check_finite_float(-(2**70), name="coef0") == -(2.0**70)
+    assert check_finite_float(np.float32(-1.5), name="coef0") == -1.5
+    with pytest.raises(ValueError, match=r"coef0 must be finite, got an int of 401 digits"):
+        check_finite_float(10**400, name="coef0")
+    with pytest.raises(TypeError, match=r"coef0 must be a real number, got None"):
+        check_finite_float(None, name="coef0")
+
+
+@pytest.mark.parametrize("check", [check_positive_int, check_non_negative_int])
+def test_int_checks_refuse_values_beyond_64_bits(check):
+    assert check(MAX_INT, name="max_iter") == MAX_INT
+    assert check(np.uint64(2**63 - 1), name="max_iter") == MAX_INT
+    with pytest.raises(ValueError, match=r"max_iter must be at most 2\*\*63 - 1"):
+        check(MAX_INT + 1, name="max_iter")
+
+
+def test_array_size_check_names_the_argument():
+    check_array_size((10**6, 10**6), name="n_samples")  # 8 TB: NumPy could address it
+    shape = r"shape \(4611686018427387904, 2\)"
+    with pytest.raises(ValueError, match=rf"n_samples is too large: .*{shape}"):
+        check_array_size((2**62, 2), name="n_samples")
+    with pytest.raises(ValueError, match=r"Choose a smaller n_features"):
+        check_array_size((2**40, 2**40), name="n_features")
+
+
+@pytest.mark.parametrize("entry", FITTING)
+def test_ragged_list_names_X(entry):
+    # the reproduction: numpy's "setting an array element with a sequence"
+    with pytest.raises(ValueError, match=r"X must be a rectangular 2-D array-like"):
+        ENTRY_POINTS[entry]([[1.0, 2.0], [3.0]])
+
+
+def test_sum_of_squares_that_underflows_is_named():
+    X = good_X() * 1e-170
+    with pytest.raises(ValueError, match=r"X is too small for float64 arithmetic"):
+        check_squares_representable(X)
+    check_squares_representable(np.zeros((3, 2)))  # exactly zero is representable
+    check_squares_representable(good_X() * 1e-150)  # squares of 1e-300 are normal floats
+
+
+@pytest.mark.parametrize("function", [pca_als, pca_gradient_descent])
+def test_factorizations_of_data_whose_squares_underflow_say_so(function):
+    # the objective ‖X - Z Wᵀ‖² would be 0 from the start: a fit of nothing
+    with pytest.raises(ValueError, match=r"X is too small for float64 arithmetic"):
+        function(good_X() * 1e-170, 1, random_state=0)
+
+
+@pytest.mark.parametrize("value", [0.3, 0.25, 1.0, 3.9, 4.0, 1e-310, 5e-324, 1e151, 1.7e308])
+def test_power_of_four_scale(value):
+    X = np.array([[value, -value / 3], [0.0, value / 7]])
+    s = power_of_four_scale(X)
+    exponent = np.log2(s)
+    assert exponent == round(exponent) and round(exponent) % 2 == 0
+    if value < 1e308:  # 4^512 would overflow: the largest scale is 4^511
+        assert 0.25 <= np.abs(X / s).max() < 1.0
+    # dividing by s is exact: multiplying back restores every entry
+    np.testing.assert_array_equal((X / s) * s, X)
+
+
+def test_power_of_four_scale_per_row_ignores_nan_and_zeros():
+    X = np.array([[np.nan, 3.0], [0.0, 0.0], [-0.1, np.nan]])
+    np.testing.assert_array_equal(power_of_four_scale(X, axis=1), [[4.0], [1.0], [0.25]])
+    assert power_of_four_scale(np.zeros((2, 2))) == 1.0
