@@ -1,4 +1,4 @@
-"""Property-based tests of :class:`pcalib.PCA` (hypothesis).
+"""Property-based tests of :class:`pcalib.PCA`, and of every estimator (hypothesis).
 
 The data are small matrices (2..12 samples × 1..8 features) with bounded
 entries. Every expected value is computed here with NumPy (``np.var``,
@@ -22,13 +22,18 @@ Eigenvectors are only determined up to an error of about
 where the eigengap makes that bound small.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from public_api import configuration_id, data_for, estimator_configurations
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
 
-from pcalib import PCA
+from pcalib import NMF, PCA, KernelPCA, RobustPCA
 
 SETTINGS = settings(deadline=None, max_examples=60, database=None)
 SOLVERS = ["full", "covariance_eigh"]
@@ -222,3 +227,107 @@ def test_scores_have_the_explained_variances(solver, X, data):
         )
         # centring error of the scores: a few eps·max|X| per entry, times sqrt(d)
         np.testing.assert_allclose(Z.mean(axis=0), 0.0, atol=1e-12 * np.abs(X).max())
+
+
+# ---------------------------------------------------------------------------
+# Every public estimator, in every configuration (public_api.py)
+
+CONFIGURATIONS = estimator_configurations()
+POSITIVE_ELEMENTS = st.floats(min_value=0.01, max_value=100.0, allow_nan=False)
+
+
+@st.composite
+def positive_matrices(draw):
+    """Small matrices with entries in [0.01, 100], valid input for every estimator."""
+    n = draw(st.integers(8, 15))
+    d = draw(st.integers(2, 5))
+    X = draw(arrays(np.float64, (n, d), elements=POSITIVE_ELEMENTS))
+    assume_well_posed(X)
+    return X
+
+
+def assume_well_posed(X):
+    """Well-posed for every estimator: centred data of full rank d.
+
+    A constant column is refused by the standardizing estimators, and data in
+    a subspace of dimension ≤ k make PPCA's noise variance 0 (both tested in
+    test_validation.py). With missing entries, the complete rows must qualify.
+    """
+    complete = X[~np.isnan(X).any(axis=1)]
+    assume(complete.shape[0] > X.shape[1])
+    singular_values = np.linalg.svd(complete - complete.mean(axis=0), compute_uv=False)
+    assume(singular_values[0] > 1e-3 * np.abs(complete).max())
+    assume(singular_values[-1] >= 1e-3 * singular_values[0])
+
+
+def fit_quietly(estimator, X):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        return clone(estimator).fit(X)
+
+
+def n_outputs(fitted):
+    """Number of columns of ``transform``: ``n_components_``, or ``rank_`` (RobustPCA)."""
+    return getattr(fitted, "n_components_", None) or fitted.rank_
+
+
+@pytest.mark.parametrize("estimator", CONFIGURATIONS, ids=configuration_id)
+@settings(deadline=None, max_examples=15, database=None)
+@given(X=positive_matrices())
+def test_every_estimator_is_deterministic_with_consistent_scores(estimator, X):
+    X = data_for(estimator, X)
+    assume_well_posed(X)
+    a, b = fit_quietly(estimator, X), fit_quietly(estimator, X)
+    Z = a.transform(X)
+    # the same seed gives the same fit, to the last bit; except through ARPACK,
+    # whose restarts draw from a generator of its own (the seed saved in
+    # ARPACK's dgetv0): two fits then agree on the eigenvalues to rounding, and
+    # on the scores only where the eigenvalues are distinct
+    if getattr(a, "eigen_solver_", None) == "arpack":
+        np.testing.assert_allclose(
+            b.eigenvalues_, a.eigenvalues_, rtol=0, atol=1e-12 * a.eigenvalues_.max()
+        )
+    else:
+        np.testing.assert_array_equal(b.transform(X), Z)
+    assert Z.shape == (X.shape[0], n_outputs(a))
+    assert np.all(np.isfinite(Z))
+    nonlinear = isinstance(estimator, KernelPCA) and estimator.kernel != "linear"
+    assert n_outputs(a) <= (X.shape[0] if nonlinear else min(X.shape))
+    # fit_transform returns the scores that transform gives on the training data;
+    # not NMF's, whose transform solves a new non-negative regression for the
+    # scores, iteratively to its tol (test_nmf.py compares the two)
+    if isinstance(estimator, NMF):
+        return
+    refitted = clone(estimator)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        Z_fit = refitted.fit_transform(X)
+    scale = max(np.abs(Z_fit).max(), 1e-300)
+    np.testing.assert_allclose(refitted.transform(X), Z_fit, rtol=0, atol=1e-6 * scale)
+
+
+# The fits that depend on the order of the rows only through rounding: not
+# NMF and RobustPCA (no spectrum), nor Nyström (its landmarks are rows).
+WITH_SPECTRUM = [
+    e
+    for e in CONFIGURATIONS
+    if not isinstance(e, (NMF, RobustPCA)) and getattr(e, "approximation", "") != "nystrom"
+]
+
+
+@pytest.mark.parametrize("estimator", WITH_SPECTRUM, ids=configuration_id)
+@settings(deadline=None, max_examples=15, database=None)
+@given(X=positive_matrices(), data=st.data())
+def test_explained_variance_does_not_depend_on_row_order(estimator, X, data):
+    X = data_for(estimator, X)
+    assume_well_posed(X)
+    permutation = np.array(data.draw(st.permutations(range(X.shape[0])), label="permutation"))
+    a, b = fit_quietly(estimator, X), fit_quietly(estimator, X[permutation])
+    # a direct solver's eigenvalues move by the rounding of the matrix they come
+    # from; an iterative one stops where its criterion changes by less than
+    # tol, which leaves the eigenvalues off by up to about √tol relative
+    rtol = 10 * np.sqrt(a.tol) if getattr(a, "n_iter_", 0) > 0 else 0.0
+    atol = 1e-8 * max(np.abs(a.explained_variance_).sum(), 1e-300)
+    np.testing.assert_allclose(b.explained_variance_, a.explained_variance_, rtol=rtol, atol=atol)

@@ -1,0 +1,271 @@
+"""Reliability of every public estimator and function, parametrised from the API.
+
+Four properties, each over everything in :mod:`public_api`:
+
+* the results do not depend on the units of the data (scale equivariance);
+* finite input never gives NaN or infinity silently;
+* a refit that fails leaves the earlier fit intact and usable;
+* a bad parameter value raises ``ValueError`` or ``TypeError`` naming it.
+"""
+
+import copy
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+from public_api import (
+    configuration_id,
+    data_for,
+    entry_point_functions,
+    estimator_configurations,
+    function_id,
+    positive_data,
+    scale_power,
+    scaled_parameters,
+    transform_power,
+    valid_call,
+)
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+
+ESTIMATORS = estimator_configurations()
+FUNCTIONS = entry_point_functions()
+SCALES = [1e-8, 1e-3, 255.0, 1e8]
+RTOL = 1e-6
+
+
+def fitted_attributes(estimator):
+    """The attributes that ``fit`` sets: public names ending in ``_``."""
+    return {
+        name: value
+        for name, value in vars(estimator).items()
+        if name.endswith("_") and not name.startswith("_")
+    }
+
+
+def relative_difference(actual, expected):
+    actual, expected = np.asarray(actual, float), np.asarray(expected, float)
+    if actual.shape != expected.shape:
+        return np.inf
+    scale = np.max(np.abs(expected), initial=0.0)
+    if scale == 0.0:
+        return np.max(np.abs(actual), initial=0.0)
+    return np.max(np.abs(actual - expected)) / scale
+
+
+def quiet_fit(estimator, X):
+    """Fit, ignoring the warnings some configurations give on small data."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        return estimator.fit(X)
+
+
+# ----------------------------------------------------------------------------
+# Scale equivariance
+
+
+def assert_attribute_scales(estimator, name, base, scaled, c, n_entries):
+    power = scale_power(estimator, name)
+    if isinstance(base, (str, bool, np.bool_, type(None))) or (
+        isinstance(base, (int, np.integer)) and power is None
+    ):
+        assert scaled == base, f"{name}: {scaled!r} on c·X, {base!r} on X"
+        return
+    assert power is not None, f"no scale law for {name}: add it to public_api.scale_power"
+    if power == "log n·d":
+        expected = np.asarray(base) - n_entries * np.log(c)
+    else:
+        expected = np.asarray(base, float) * c**power
+    difference = relative_difference(scaled, expected)
+    assert difference <= RTOL, f"{name}: relative difference {difference:.2e} at c = {c:g}"
+
+
+@pytest.mark.parametrize("c", SCALES, ids=lambda c: f"c={c:g}")
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=configuration_id)
+def test_fit_is_equivariant_to_the_scale_of_X(estimator, c):
+    X = data_for(estimator, positive_data())
+    base = quiet_fit(clone(estimator), X)
+    scaled = clone(estimator).set_params(**scaled_parameters(base, c))
+    quiet_fit(scaled, c * X)
+    base_attributes, scaled_attributes = fitted_attributes(base), fitted_attributes(scaled)
+    assert base_attributes.keys() == scaled_attributes.keys()
+    n_entries = np.count_nonzero(~np.isnan(X))
+    for name, value in base_attributes.items():
+        if name in ("gamma_",) or name.startswith("n_") or name.endswith("solver_"):
+            assert np.all(scaled_attributes[name] == value) or name == "gamma_"
+            continue
+        assert_attribute_scales(estimator, name, value, scaled_attributes[name], c, n_entries)
+    X_new = positive_data(n_samples=5, seed=1)
+    expected = base.transform(X_new) * c ** transform_power(estimator)
+    difference = relative_difference(scaled.transform(c * X_new), expected)
+    assert difference <= RTOL, f"transform: relative difference {difference:.2e}"
+
+
+# ----------------------------------------------------------------------------
+# No NaN from finite input
+
+
+def extreme_data(kind):
+    X = positive_data(n_samples=20, n_features=5)
+    if kind == "huge":
+        return X * 1e150
+    if kind == "tiny":
+        return X * 1e-150
+    if kind == "subnormal":
+        return X * 1e-310
+    X[:, 0] *= 1e150  # columns in very different units
+    X[:, 1] *= 1e-150
+    return X
+
+
+def assert_all_finite(name, value):
+    if (isinstance(value, np.ndarray) and value.dtype.kind == "f") or isinstance(value, float):
+        assert np.all(np.isfinite(value)), f"{name} is not finite"
+
+
+@pytest.mark.parametrize("kind", ["huge", "tiny", "subnormal", "mixed units"])
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=configuration_id)
+def test_finite_input_never_gives_nan(estimator, kind):
+    X = data_for(estimator, extreme_data(kind))
+    try:
+        fitted = quiet_fit(clone(estimator), X)
+    except (ValueError, TypeError) as error:
+        assert "X" in str(error), f"the error does not name X: {error}"
+        return
+    for name, value in fitted_attributes(fitted).items():
+        assert_all_finite(name, value)
+    assert_all_finite("transform(X)", fitted.transform(X))
+
+
+# ----------------------------------------------------------------------------
+# A failed refit keeps the earlier fit
+
+
+def snapshot(estimator):
+    return copy.deepcopy(fitted_attributes(estimator))
+
+
+def assert_same_attributes(before, after):
+    assert before.keys() == after.keys()
+    for name, value in before.items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(after[name], value, err_msg=name)
+        else:
+            assert after[name] == value, name
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=configuration_id)
+def test_a_failed_refit_keeps_the_earlier_fit(estimator):
+    X = data_for(estimator, positive_data())
+    fitted = quiet_fit(clone(estimator), X)
+    before, scores = snapshot(fitted), fitted.transform(X)
+    bad_inputs = [
+        np.full((3, X.shape[1] + 2), np.inf),  # another width, and not finite
+        np.full((4, X.shape[1] + 1), np.nan),  # another width, nothing observed
+        [["a", "b"], ["c", "d"]],  # not numbers
+    ]
+    for X_bad in bad_inputs:
+        with pytest.raises((ValueError, TypeError)):
+            fitted.fit(X_bad)
+        assert_same_attributes(before, fitted_attributes(fitted))
+        np.testing.assert_array_equal(fitted.transform(X), scores)
+
+
+# ----------------------------------------------------------------------------
+# Bad parameter values
+
+
+# Never a valid value of any parameter.
+ALWAYS_BAD = ["bogus", float("nan"), {"a": 1}]
+# Valid for some parameters; elsewhere they must raise an error naming it.
+SOMETIMES_BAD = [None, 2**70, -1, 0, float("inf"), True, 1.5]
+
+
+def assert_names(error, name):
+    assert name in str(error), f"the message does not name {name!r}: {error}"
+
+
+def check_fit_with(estimator, name, value, X, *, must_fail):
+    """Fit with ``name=value``: an error naming ``name``, or finite results."""
+    try:
+        fitted = quiet_fit(clone(estimator).set_params(**{name: value}), X)
+    except (ValueError, TypeError) as error:
+        assert_names(error, name)
+        return
+    except Exception as error:
+        pytest.fail(f"{name}={value!r} raised {type(error).__name__}: {error}")
+    assert not must_fail, f"{name}={value!r} was accepted"
+    for attribute, result in fitted_attributes(fitted).items():
+        assert_all_finite(attribute, result)
+
+
+def parameter_cases(configurations):
+    return [
+        pytest.param(estimator, name, id=f"{configuration_id(estimator)}-{name}")
+        for estimator in configurations
+        for name in estimator.get_params()
+    ]
+
+
+@pytest.mark.parametrize(("estimator", "name"), parameter_cases(ESTIMATORS))
+def test_bad_parameter_values_are_refused_by_name(estimator, name):
+    X = data_for(estimator, positive_data(n_samples=20, n_features=5))
+    for value in ALWAYS_BAD:
+        check_fit_with(estimator, name, value, X, must_fail=True)
+    for value in SOMETIMES_BAD:
+        check_fit_with(estimator, name, value, X, must_fail=False)
+
+
+def scalar_parameters(function):
+    """The parameters of ``function`` whose valid value (or default) is a scalar."""
+    args, kwargs = valid_call(function)
+    bound = inspect.signature(function).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return [
+        name
+        for name, value in bound.arguments.items()
+        if value is None or isinstance(value, (str, bool, int, float, np.integer, np.floating))
+    ]
+
+
+def call_with(function, name, value):
+    args, kwargs = valid_call(function)
+    bound = inspect.signature(function).bind(*args, **kwargs)
+    bound.arguments[name] = value
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return function(*bound.args, **bound.kwargs)
+
+
+def check_call_with(function, name, value, *, must_fail):
+    try:
+        result = call_with(function, name, value)
+    except (ValueError, TypeError) as error:
+        assert_names(error, name)
+        return
+    except ImportError:
+        raise
+    except Exception as error:
+        pytest.fail(f"{name}={value!r} raised {type(error).__name__}: {error}")
+    assert not must_fail, f"{name}={value!r} was accepted"
+    values = result if isinstance(result, tuple) else [result]
+    for value_out in values:
+        for field in vars(value_out).values() if hasattr(value_out, "__dict__") else [value_out]:
+            assert_all_finite(f"result of {name}={value!r}", field)
+
+
+FUNCTION_PARAMETERS = [
+    pytest.param(function, name, id=f"{function_id(function)}-{name}")
+    for function in FUNCTIONS
+    for name in scalar_parameters(function)
+]
+
+
+@pytest.mark.parametrize(("function", "name"), FUNCTION_PARAMETERS)
+def test_bad_argument_values_are_refused_by_name(function, name):
+    for value in ALWAYS_BAD:
+        check_call_with(function, name, value, must_fail=True)
+    for value in SOMETIMES_BAD:
+        check_call_with(function, name, value, must_fail=False)
