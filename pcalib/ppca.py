@@ -507,12 +507,16 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         The model is equivariant: ``X`` times ``s`` gives ``μ`` and ``W`` times
         ``s``, ``σ²`` times ``s²`` and a log-likelihood lower by
         ``(observed entries) · log s``. Dividing by a power of four is exact,
-        so the fit has the same digits at any magnitude of ``X``, and the
-        squares of tiny (or huge) data neither underflow nor overflow.
-        ``observed`` is None for complete data.
+        so the squares of tiny (or huge) data neither underflow nor overflow.
+        Data whose entries lie within ``2^±200`` cannot do either, and are
+        fitted as they are, which saves a copy of ``X``. ``observed`` is None
+        for complete data.
         """
         scale = power_of_four_scale(X)
-        X = X / scale
+        if 2.0**-200 <= scale <= 2.0**200:
+            scale = 1.0
+        else:
+            X = X / scale
         if observed is not None:
             fitted = self._fit_missing(X, observed, k)
             n_observed = int(observed.sum())
