@@ -20,7 +20,11 @@ of each factor, which is HALS (hierarchical alternating least squares: exact
 minimisation over one row at a time, Frobenius only), usually the fastest;
 ``"mu"``, the multiplicative updates of Lee and Seung (both losses; each
 update never increases the objective); and pcalib's ``"pg"``, projected
-gradient (Frobenius only), the simplest non-negative method.
+gradient (Frobenius only), the simplest non-negative method. The problem is
+not convex: the solvers decrease the objective, and at best reach a
+stationary point (for HALS, every limit point is one while no component
+becomes zero), not necessarily a local minimum; for the multiplicative
+updates even that is not guaranteed.
 ``components_`` is ``H``, ``transform`` returns ``W``.
 
 Non-uniqueness: ``W H = (W D)(D⁻¹ H)`` for any positive diagonal ``D`` and
@@ -323,8 +327,11 @@ def nndsvd(X, k, *, fill_zeros=False):
     replaces the zeros by :func:`typical_entry`, ``√(mean(X) / k)``, which
     multiplicative updates need, since they can never move an entry away
     from 0. Both are in units of ``√X``, so ``nndsvd(c X)`` is ``√c``
-    times ``nndsvd(X)``; scikit-learn instead fills with the mean of ``X``
-    and uses the absolute threshold ``1e-6``, which depend on its units.
+    times ``nndsvd(X)``. scikit-learn's NNDSVD is a different start: it takes
+    the triplets from a randomized SVD, fills with the mean of ``X`` and uses
+    the absolute threshold ``1e-6``, which depend on the units of ``X``; to
+    start both libraries from the same factors, pass this function's output to
+    scikit-learn with ``init="custom"``.
 
     Returns
     -------

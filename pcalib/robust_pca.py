@@ -157,10 +157,14 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         ``c``, ``mu_`` divided by ``c`` and the same iterations.
     rho : float, default=1.5
         ``μ`` is multiplied by ``ρ > 1`` after every iteration, up to
-        ``1e7 μ₀``.
+        ``1e7 μ₀``. The cap keeps ``Σ_k 1/μ_k`` infinite, which with a
+        non-decreasing ``μ_k`` is Lin, Chen and Ma's condition for the
+        iterates to converge to a solution.
     tol : float, default=1e-7
         Stop when ``‖M - L - S‖_F / ‖M‖_F < tol``; ``tol=0`` runs exactly
-        ``max_iter`` iterations.
+        ``max_iter`` iterations. This tests primal feasibility only;
+        ``dual_`` gives the certificate of optimality (chapter 7 computes the
+        dual residual and the duality gap from it).
     max_iter : int, default=500
         Maximum number of iterations.
     svd_solver : {"auto", "full", "randomized"}, default="auto"
