@@ -194,11 +194,31 @@ def power_of_four_scale(X, axis=None):
     -------
     s : float or ndarray
     """
+    exponent = binary_exponent(X, axis=axis)
+    even_exponent = np.minimum(exponent + exponent % 2, 1022)  # 2^1024 overflows
+    return np.ldexp(1.0, even_exponent)
+
+
+def binary_exponent(X, axis=None):
+    """The ``e`` with ``max |X| = m 2^e``, ``0.5 ≤ m < 1``; 0 where ``X`` is 0.
+
+    NaN entries (missing values) are ignored.
+
+    Parameters
+    ----------
+    X : ndarray
+    axis : int, optional
+        One exponent per slice along ``axis``, returned with that axis kept;
+        None gives one int for the whole array.
+
+    Returns
+    -------
+    e : int or ndarray of int
+    """
     # fmax and fmin skip NaN; two reductions cost less than forming |X|
     keepdims = axis is not None
     top = np.fmax.reduce(X, axis=axis, keepdims=keepdims, initial=-np.inf)
     bottom = np.fmin.reduce(X, axis=axis, keepdims=keepdims, initial=np.inf)
     largest = np.maximum(np.fmax(top, -bottom), 0.0)
-    exponent = np.frexp(largest)[1]  # largest = m 2^exponent, m in [0.5, 1)
-    even_exponent = np.minimum(exponent + exponent % 2, 1022)  # 2^1024 overflows
-    return np.ldexp(1.0, even_exponent)
+    exponent = np.frexp(largest)[1]
+    return exponent if keepdims else int(exponent)

@@ -25,7 +25,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ._linalg import soft_threshold
+from ._linalg import binary_exponent, soft_threshold
 from ._validation import (
     as_float_matrix,
     check_non_negative_float,
@@ -363,7 +363,7 @@ def elastic_net(X, y, *, l1_penalty, l2_penalty, max_iter=1000, tol=1e-10):
     l1_penalty, l2_penalty = check_penalties(l1_penalty, l2_penalty)
     check_positive_int(max_iter, name="max_iter")
     check_positive_float(tol, name="tol")
-    a, b = _binary_exponent(X), _binary_exponent(y)
+    a, b = binary_exponent(X), binary_exponent(y)
     X_unit, y_unit = np.ldexp(X, -a), np.ldexp(y, -b)
     beta, n_iter = active_set_descent(
         X_unit.T @ X_unit,
@@ -381,11 +381,6 @@ def elastic_net(X, y, *, l1_penalty, l2_penalty, max_iter=1000, tol=1e-10):
             "Rescale y (the coefficients scale with it)."
         )
     return beta, n_iter
-
-
-def _binary_exponent(A):
-    """The ``e`` with ``max |A| = m 2**e``, ``0.5 ≤ m < 1`` (0 for an all-zero ``A``)."""
-    return int(np.frexp(np.abs(A).max(initial=0.0))[1])
 
 
 def elastic_net_n_nonzero(G, c, *, n_nonzero, l2_penalty):

@@ -22,7 +22,7 @@ import scipy.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import validate_data
 
-from ._linalg import flip_signs, top_eigh
+from ._linalg import binary_exponent, flip_signs, top_eigh
 from ._validation import (
     as_float_matrix,
     as_generator,
@@ -192,7 +192,7 @@ def center_and_scale(X, *, standardize, order="F"):
         return CenteredData(X_centered, mean, scale, 0, float(X.shape[1]))
     exponent = 0
     if not VARIANCE_RANGE[0] <= variance.max() <= VARIANCE_RANGE[1]:
-        exponent = int(np.frexp(np.abs(X_centered).max())[1])
+        exponent = binary_exponent(X_centered)
         np.ldexp(X_centered, -exponent, out=X_centered)
         variance = column_variances(X_centered)
     return CenteredData(X_centered, mean, None, exponent, float(variance.sum()))
