@@ -2,6 +2,7 @@
 
 import os
 
+import numpy as np
 import scipy.linalg
 import sklearn.decomposition
 import threadpoolctl
@@ -11,7 +12,7 @@ from harness import max_relative_difference as rel_diff
 import pcalib
 
 # Shape of the Gram-against-covariance row at full size. At the 500 x 20 000 of
-# the Gram-against-scikit-learn row, the reference would eigendecompose a
+# pca_fit_wide, the reference would eigendecompose a
 # 20 000 x 20 000 covariance: its time grows like d**3 (2 s at d = 3 000, 7 s at
 # 4 000, 21 s at 6 000 on a quiet 2-core VM, so about 13 minutes at 20 000) and
 # it needs about 10 GB. Set (500, 20_000) here to time that size on purpose:
@@ -43,44 +44,90 @@ def svd_as_pca(k, n_samples):
     return accuracy
 
 
-def against_sklearn_full(name, fit_pcalib, X, k):
-    """Case: ``fit_pcalib`` against scikit-learn's ``PCA(svd_solver="full")`` on ``X``."""
+def against_sklearn(name, fit_pcalib, X, k, *, svd_solver, target):
+    """Case: ``fit_pcalib`` against scikit-learn's ``PCA(svd_solver=...)`` on ``X``."""
+    settings = dict(n_components=k, random_state=0)
+    if svd_solver != "auto":
+        settings["svd_solver"] = svd_solver
+    arguments = ", ".join(f"{key}={value!r}" for key, value in settings.items())
     return Case(
         name=name,
-        reference_name='sklearn PCA(svd_solver="full").fit',
+        reference_name=f"sklearn PCA({arguments}).fit",
         pcalib=fit_pcalib,
-        reference=lambda: sklearn.decomposition.PCA(n_components=k, svd_solver="full").fit(X),
+        reference=lambda: sklearn.decomposition.PCA(**settings).fit(X),
         accuracy=estimators_agree,
-        target=1.0,
+        target=target,
     )
 
 
+def covariance_floor(X):
+    """The least a covariance PCA does: centre, ``Xcᵀ Xc`` and NumPy's full ``eigh``."""
+    Xc = X - X.mean(axis=0)
+    return np.linalg.eigh(Xc.T @ Xc)
+
+
+def eigh_as_pca(k, n_samples):
+    """Accuracy function comparing a fitted pcalib PCA with ``eigh(Xcᵀ Xc)``."""
+
+    def accuracy(pca, eig):
+        eigenvalues, eigenvectors = eig
+        variance = eigenvalues[::-1][:k] / (n_samples - 1)
+        return pca_agreement(
+            pca.components_, pca.explained_variance_, eigenvectors[:, ::-1][:, :k].T, variance
+        )
+
+    return accuracy
+
+
 def pca_fit_tall(quick):
-    """Chapter 1: ``PCA.fit`` on a tall matrix, against scikit-learn and the LAPACK floor."""
+    """Chapter 1: ``PCA.fit`` on a tall matrix, against scikit-learn and the LAPACK floors."""
     n, d, k = (4_000, 100, 10) if quick else (20_000, 200, 10)
     X = decaying_gaussian(n, d, seed=0)
-    # Centred once for the LAPACK rows; overwrite_a=False keeps it intact, so
+    # Centred once for the SVD rows; overwrite_a=False keeps it intact, so
     # every call sees the same input.
     Xc = X - X.mean(axis=0)
     name = f"PCA.fit {n}x{d}, k={k}"
 
-    def fit_pcalib():
+    def fit_auto():
         return pcalib.PCA(n_components=k).fit(X)
 
+    def fit_covariance():
+        return pcalib.PCA(n_components=k, svd_solver="covariance_eigh").fit(X)
+
+    def fit_svd():
+        return pcalib.PCA(n_components=k, svd_solver="full").fit(X)
+
     return [
-        against_sklearn_full(name, fit_pcalib, X, k),
+        against_sklearn(f"{name} (auto)", fit_auto, X, k, svd_solver="auto", target=1.0),
         Case(
-            name=name,
+            name=f"{name} (auto)",
+            reference_name="floor: centre, Xc.T @ Xc, numpy eigh",
+            pcalib=fit_auto,
+            reference=lambda: covariance_floor(X),
+            accuracy=eigh_as_pca(k, n),
+            target=1.2,
+        ),
+        Case(
+            name=f'{name}, "covariance_eigh"',
+            reference_name="floor: centre, Xc.T @ Xc, numpy eigh",
+            pcalib=fit_covariance,
+            reference=lambda: covariance_floor(X),
+            accuracy=eigh_as_pca(k, n),
+            target=1.15,
+        ),
+        against_sklearn(f'{name}, "full"', fit_svd, X, k, svd_solver="full", target=1.0),
+        Case(
+            name=f'{name}, "full"',
             reference_name="floor: scipy.linalg.svd(Xc) gesdd",
-            pcalib=fit_pcalib,
+            pcalib=fit_svd,
             reference=lambda: scipy.linalg.svd(Xc, full_matrices=False, check_finite=False),
             accuracy=svd_as_pca(k, n),
             target=1.15,
         ),
         Case(
-            name=name,
+            name=f'{name}, "full"',
             reference_name="info: qr(Xc, raw) + svd(R), pcalib's LAPACK",
-            pcalib=fit_pcalib,
+            pcalib=fit_svd,
             reference=lambda: scipy.linalg.svd(
                 scipy.linalg.qr(Xc, mode="raw", check_finite=False)[1],
                 full_matrices=False,
@@ -92,13 +139,17 @@ def pca_fit_tall(quick):
 
 
 def pca_fit_wide(quick):
-    """Chapter 1: ``PCA.fit`` with the default solver on a wide matrix (d ≥ 2n: Gram)."""
-    n, d, k = (200, 1_000, 10) if quick else (1_000, 4_000, 10)
-    X = decaying_gaussian(n, d, seed=1)
+    """Chapter 2: ``PCA.fit`` with the default solver on wide data (d ≥ 2n: Gram)."""
+    n, d, k = (200, 4_000, 10) if quick else (500, 20_000, 10)
+    X = decaying_gaussian(n, d, seed=3)
+    name = f"PCA.fit {n}x{d}, k={k} (auto)"
+
+    def fit_auto():
+        return pcalib.PCA(n_components=k).fit(X)
+
     return [
-        against_sklearn_full(
-            f"PCA.fit {n}x{d}, k={k}", lambda: pcalib.PCA(n_components=k).fit(X), X, k
-        )
+        against_sklearn(name, fit_auto, X, k, svd_solver="full", target=0.5),
+        against_sklearn(name, fit_auto, X, k, svd_solver="auto", target=1.0),
     ]
 
 
@@ -127,11 +178,9 @@ def single_threaded_numpy_blas(func):
 
 
 def pca_fit_gram(quick):
-    """Chapter 2: the Gram solver on wide data, against the covariance solver and scikit-learn."""
+    """Chapter 2: the Gram solver on wide data, against pcalib's covariance solver."""
     k = 10
-    n, d = (200, 4_000) if quick else (500, 20_000)
     n_cov, d_cov = (200, 2_000) if quick else GRAM_VS_COVARIANCE_SHAPE
-    X = decaying_gaussian(n, d, seed=3)
     X_cov = decaying_gaussian(n_cov, d_cov, seed=3)
     return [
         Case(
@@ -144,12 +193,6 @@ def pca_fit_gram(quick):
             accuracy=estimators_agree,
             target=0.2,
             repeat=1 if d_cov > 10_000 else 2,
-        ),
-        against_sklearn_full(
-            f'PCA(svd_solver="gram").fit {n}x{d}, k={k}',
-            lambda: pcalib.PCA(n_components=k, svd_solver="gram").fit(X),
-            X,
-            k,
         ),
     ]
 

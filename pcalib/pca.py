@@ -259,13 +259,54 @@ def _constant_columns(X, mean, variance):
 
 
 def choose_svd_solver(n_samples, n_features):
-    """The solver ``"auto"`` stands for: the Gram trick when ``d ≥ 2n``, else the full SVD.
+    """The solver ``"auto"`` tries first, by the shape of the data.
 
-    For wide data the ``n × n`` Gram matrix costs ``O(n² d)`` to form and
-    ``O(n³)`` to diagonalise, far less than any ``d × d`` computation
-    (chapter 2); for tall data the QR-reduced SVD is accurate and fast.
+    * Wide data (``d ≥ 2n``): the Gram trick. The ``n × n`` Gram matrix costs
+      ``O(n² d)`` to form and ``O(n³)`` to diagonalise, far less than any
+      ``d × d`` computation (chapter 2).
+    * Tall data (``n ≥ 10 d``, ``d ≤ 1000``): the covariance matrix. Forming
+      it costs ``O(n d²)``, half the work of a QR factorisation, and its
+      eigendecomposition is cheap; :func:`covariance_is_accurate` then checks
+      that squaring the data cost no digits that matter, else ``"auto"`` falls
+      back to the SVD.
+    * Otherwise the SVD, reduced by a QR factorisation when ``n ≥ 2d``.
     """
-    return "gram" if n_features >= 2 * n_samples else "full"
+    if n_features >= 2 * n_samples:
+        return "gram"
+    if n_samples >= 10 * n_features and n_features <= 1000:
+        return "covariance_eigh"
+    return "full"
+
+
+# Relative error that "auto" accepts on the smallest variance it keeps when it
+# takes the covariance route (see covariance_is_accurate).
+COVARIANCE_RTOL = 1e-10
+
+
+def covariance_is_accurate(explained_variance, n_components):
+    """Whether the covariance route resolves the top ``k`` variances well enough.
+
+    Forming ``C = X_cᵀ X_c / (n - 1)`` in floating point perturbs it by about
+    ``ε λ_1`` in norm, ``ε`` the machine precision; by Weyl's inequality
+    every eigenvalue moves by as much, so ``λ_k`` keeps a relative accuracy of
+    about ``ε λ_1 / λ_k``, where the SVD of ``X_c`` keeps ``ε σ_1 / σ_k``, the
+    square root. The covariance route is accepted when
+    ``ε λ_1 / λ_k ≤`` :data:`COVARIANCE_RTOL`, that is for
+    ``λ_k / λ_1 ≥ 2.2e-6``.
+
+    Parameters
+    ----------
+    explained_variance : ndarray of shape (r,)
+        Eigenvalues of the covariance, in decreasing order.
+    n_components : int
+        Number ``k`` of components kept.
+
+    Returns
+    -------
+    bool
+    """
+    largest, smallest_kept = explained_variance[0], explained_variance[n_components - 1]
+    return np.finfo(np.float64).eps * largest <= COVARIANCE_RTOL * smallest_kept
 
 
 def n_components_for_variance(explained_variance_ratio, fraction):
@@ -284,6 +325,61 @@ def n_components_for_variance(explained_variance_ratio, fraction):
     cumulative = np.cumsum(explained_variance_ratio)
     k = int(np.searchsorted(cumulative, fraction, side="left")) + 1
     return min(k, explained_variance_ratio.shape[0])
+
+
+class PrincipalAxes(NamedTuple):
+    """What a solver of :class:`PCA` found, on the working scale of :func:`center_and_scale`.
+
+    Attributes
+    ----------
+    components : ndarray of shape (r, n_features)
+        Orthonormal axes, in decreasing order of variance, signs flipped.
+    singular_values : ndarray of shape (r,)
+        The singular values of the centred data along them.
+    objective_history : ndarray of shape (n_iter + 1,) or None
+        Variance captured after each step of an iterative solver that
+        monitors it; None for the others.
+    converged : bool
+        Whether the stopping rule was met (True without one).
+    n_iter : int
+        Steps made by an iterative solver with a stopping rule.
+    iterated_power : int
+        Power iterations of the randomized range finder.
+    """
+
+    components: np.ndarray
+    singular_values: np.ndarray
+    objective_history: np.ndarray | None = None
+    converged: bool = True
+    n_iter: int = 0
+    iterated_power: int = 0
+
+
+def kept_variance(singular_values, n_samples, n_components, total_variance):
+    """Variances along the axes, their ratios to the total, and how many are kept.
+
+    Parameters
+    ----------
+    singular_values : ndarray of shape (r,)
+        Singular values of the centred data, in decreasing order.
+    n_samples : int
+    n_components : int or float
+        A count, or a fraction of variance (see :func:`n_components_for_variance`).
+    total_variance : float
+        Trace of the covariance, on the same scale as ``singular_values``.
+
+    Returns
+    -------
+    explained_variance : ndarray of shape (r,)
+        ``s**2 / (n - 1)`` (eq. ``eq-pca-svd``).
+    ratio : ndarray of shape (r,)
+    n_kept : int
+    """
+    explained_variance = singular_values**2 / (n_samples - 1)
+    ratio = explained_variance / total_variance
+    if isinstance(n_components, float):
+        n_components = n_components_for_variance(ratio, n_components)
+    return explained_variance, ratio, n_components
 
 
 class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -324,11 +420,14 @@ default="auto"
         back to axes (chapter 2; for ``n_features ≫ n_samples``).
         ``"subspace"``: subspace (block power) iteration for the top ``k``.
         ``"randomized"``: randomized range finder for the top ``k``.
-        ``"auto"``: ``"gram"`` when ``n_features ≥ 2 n_samples``, else
-        ``"full"`` (see :func:`choose_svd_solver`; scikit-learn's ``"auto"``
-        has its own rule); the iterative solvers are used only when asked
-        for. All solvers return the same components up to their accuracy,
-        with the same sign convention.
+        ``"auto"``: ``"gram"`` when ``n_features ≥ 2 n_samples``;
+        ``"covariance_eigh"`` when ``n_samples ≥ 10 n_features`` and
+        ``n_features ≤ 1000``, unless the kept variances span too wide a range
+        for it (:func:`covariance_is_accurate`), where it falls back to
+        ``"full"``; else ``"full"`` (see :func:`choose_svd_solver`). The
+        iterative solvers are used only when asked for. All solvers return
+        the same components up to their accuracy, with the same sign
+        convention.
     max_iter : int, default=1000
         Maximum number of power steps of ``svd_solver="subspace"``.
     tol : float, default=1e-10
@@ -364,7 +463,7 @@ default="auto"
     n_components_ : int
         Number of components kept.
     svd_solver_ : str
-        The solver used (what ``"auto"`` chose).
+        The solver used (what ``"auto"`` chose, after a fallback to ``"full"``).
     iterated_power_ : int
         Power iterations the randomized range finder performed (what
         ``"auto"`` chose); 0 when ``svd_solver_`` is not ``"randomized"``.
@@ -461,50 +560,65 @@ default="auto"
             X_checked, standardize=self.standardize, order="F" if svd_solver == "full" else "C"
         )
         n_wanted = min(n_samples, n_features) if isinstance(n_components, float) else n_components
-        n_iter, iterated_power, objective_history, converged = 0, 0, None, True
+        axes = self._principal_axes(X_centered, svd_solver, n_wanted, random_state)
+        explained_variance, ratio, n_kept = kept_variance(
+            axes.singular_values, n_samples, n_components, total_variance
+        )
+        if (
+            self.svd_solver == "auto"
+            and svd_solver == "covariance_eigh"
+            and not covariance_is_accurate(explained_variance, n_kept)
+        ):  # squaring the data cost digits of the kept variances: the SVD instead
+            svd_solver = "full"
+            axes = self._principal_axes(X_centered, svd_solver, n_wanted, random_state)
+            explained_variance, ratio, n_kept = kept_variance(
+                axes.singular_values, n_samples, n_components, total_variance
+            )
+        objective_history = axes.objective_history
+        if objective_history is None:  # no monitored iterations: the variance captured, once
+            objective_history = np.array([explained_variance[:n_kept].sum()])
+
+        validate_data(self, X, reset=True, skip_check_array=True)
+        self.mean_, self.scale_ = mean, scale
+        self.svd_solver_, self.iterated_power_ = svd_solver, axes.iterated_power
+        self.n_iter_ = axes.n_iter
+        self.converged_ = axes.converged
+        self.objective_history_ = np.ldexp(objective_history, 2 * exponent)
+        self.n_samples_ = n_samples
+        self.n_components_ = n_kept
+        self.components_ = axes.components[:n_kept]
+        self.singular_values_ = np.ldexp(axes.singular_values[:n_kept], exponent)
+        self.explained_variance_ = np.ldexp(explained_variance[:n_kept], 2 * exponent)
+        self.explained_variance_ratio_ = ratio[:n_kept]
+        return self
+
+    def _principal_axes(self, X_centered, svd_solver, n_wanted, random_state):
+        """Run ``svd_solver`` on the centred data; see :class:`PrincipalAxes`."""
         if svd_solver == "full":
-            components, singular_values = principal_axes_svd(X_centered)
-        elif svd_solver == "covariance_eigh":
-            components, singular_values = principal_axes_covariance(X_centered)
-        elif svd_solver == "gram":
-            components, singular_values = principal_axes_gram(X_centered, n_wanted)
-        elif svd_solver == "subspace":
-            components, singular_values, objective_history, converged = subspace_iteration(
+            return PrincipalAxes(*principal_axes_svd(X_centered))
+        if svd_solver == "covariance_eigh":
+            return PrincipalAxes(*principal_axes_covariance(X_centered))
+        if svd_solver == "gram":
+            return PrincipalAxes(*principal_axes_gram(X_centered, n_wanted))
+        if svd_solver == "subspace":
+            components, singular_values, history, converged = subspace_iteration(
                 X_centered,
                 n_wanted,
                 max_iter=self.max_iter,
                 tol=self.tol,
                 random_state=random_state,
             )
-            n_iter = len(objective_history) - 1
-        else:
-            components, singular_values, iterated_power = principal_axes_randomized(
-                X_centered,
-                n_wanted,
-                n_oversamples=self.n_oversamples,
-                iterated_power=self.iterated_power,
-                random_state=random_state,
+            return PrincipalAxes(
+                components, singular_values, history, converged, n_iter=len(history) - 1
             )
-        explained_variance = singular_values**2 / (n_samples - 1)
-        ratio = explained_variance / total_variance
-        if isinstance(n_components, float):
-            n_components = n_components_for_variance(ratio, n_components)
-        if objective_history is None:  # no monitored iterations: the variance captured, once
-            objective_history = np.array([explained_variance[:n_components].sum()])
-
-        validate_data(self, X, reset=True, skip_check_array=True)
-        self.mean_, self.scale_ = mean, scale
-        self.svd_solver_, self.iterated_power_ = svd_solver, iterated_power
-        self.n_iter_ = n_iter
-        self.converged_ = converged
-        self.objective_history_ = np.ldexp(objective_history, 2 * exponent)
-        self.n_samples_ = n_samples
-        self.n_components_ = n_components
-        self.components_ = components[:n_components]
-        self.singular_values_ = np.ldexp(singular_values[:n_components], exponent)
-        self.explained_variance_ = np.ldexp(explained_variance[:n_components], 2 * exponent)
-        self.explained_variance_ratio_ = ratio[:n_components]
-        return self
+        components, singular_values, iterated_power = principal_axes_randomized(
+            X_centered,
+            n_wanted,
+            n_oversamples=self.n_oversamples,
+            iterated_power=self.iterated_power,
+            random_state=random_state,
+        )
+        return PrincipalAxes(components, singular_values, iterated_power=iterated_power)
 
     def _check_parameters(self):
         """Validate the constructor arguments (scikit-learn defers this to fit)."""

@@ -16,7 +16,7 @@ from sklearn.preprocessing import StandardScaler
 
 from pcalib import PCA
 from pcalib.datasets import load_usarrests
-from pcalib.pca import center_and_scale
+from pcalib.pca import COVARIANCE_RTOL, center_and_scale, choose_svd_solver, covariance_is_accurate
 
 EPS = np.finfo(np.float64).eps
 SHAPES = [(50, 5), (20, 40), (200, 30), (7, 7)]
@@ -703,3 +703,70 @@ def test_center_and_scale_divides_only_extreme_data_by_a_power_of_two(c):
 def test_bad_random_state_is_refused_by_every_solver(solver, random_state, error):
     with pytest.raises(error, match="random_state"):
         PCA(2, svd_solver=solver, random_state=random_state).fit(make_data(20, 4, seed=13))
+
+
+# ---------------------------------------------------------------------------
+# What "auto" chooses on tall data, and what it costs in accuracy
+# ---------------------------------------------------------------------------
+
+
+def planted_spectrum(n_samples, singular_values, seed):
+    """Centred data ``U diag(s) Vᵀ`` with exactly known singular values ``s``.
+
+    ``U`` (n × d) has orthonormal columns orthogonal to the vector of ones, so
+    the data is centred and its principal axes are the rows of ``Vᵀ``.
+    """
+    rng = np.random.default_rng(seed)
+    d = singular_values.size
+    ones = np.ones((n_samples, 1)) / np.sqrt(n_samples)
+    basis, _ = np.linalg.qr(np.hstack([ones, rng.standard_normal((n_samples, d))]))
+    U = basis[:, 1:]
+    V, _ = np.linalg.qr(rng.standard_normal((d, d)))
+    return (U * singular_values) @ V.T, V.T
+
+
+@pytest.mark.parametrize(
+    ("shape", "expected"),
+    [((100, 10), "covariance_eigh"), ((99, 10), "full"), ((12_000, 1_000), "covariance_eigh")],
+)
+def test_auto_takes_the_covariance_route_on_tall_data(shape, expected):
+    assert choose_svd_solver(*shape) == expected
+    assert choose_svd_solver(shape[0] * 20, 1_001) == "full"  # a d x d eigenproblem too large
+
+
+def test_auto_on_ordinary_tall_data_agrees_with_the_svd():
+    X = make_data(2_000, 30, seed=4)
+    auto = PCA(n_components=10).fit(X)
+    svd = PCA(n_components=10, svd_solver="full").fit(X)
+    assert auto.svd_solver_ == "covariance_eigh"
+    np.testing.assert_allclose(auto.components_, svd.components_, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(auto.explained_variance_, svd.explained_variance_, rtol=1e-10)
+    np.testing.assert_allclose(auto.singular_values_, svd.singular_values_, rtol=1e-10)
+
+
+@pytest.mark.parametrize("n_components", [4, 1 - 5e-11])  # the fraction keeps 4 as well
+def test_auto_falls_back_to_the_svd_when_squaring_loses_the_kept_variances(n_components):
+    # lambda_4 / lambda_1 = 1e-10 among the kept components
+    s = np.array([1.0, 1e-2, 1e-4, 1e-5, 1e-7, 1e-8])
+    X, Vt = planted_spectrum(600, s, seed=5)
+    X = X + 3.0
+    auto = PCA(n_components=n_components).fit(X)
+    assert auto.svd_solver_ == "full" and auto.n_components_ == 4
+    np.testing.assert_allclose(auto.singular_values_, s[:4], rtol=1e-8)
+    np.testing.assert_allclose(np.abs(auto.components_ @ Vt[:4].T), np.eye(4), atol=1e-8)
+    # the covariance route alone would miss that accuracy on the smallest kept value
+    covariance = PCA(n_components=4, svd_solver="covariance_eigh").fit(X)
+    assert abs(covariance.singular_values_[3] / s[3] - 1) > 1e-8
+
+
+def test_the_covariance_routes_accuracy_is_what_the_fallback_assumes():
+    # Near the accepted limit lambda_k / lambda_1 = eps / COVARIANCE_RTOL, the
+    # covariance route loses no more than about COVARIANCE_RTOL of lambda_k.
+    ratio = 2 * EPS / COVARIANCE_RTOL
+    s = np.sqrt(np.array([1.0, 0.1, 0.01, ratio, ratio / 10]))
+    X, _ = planted_spectrum(5_000, s, seed=6)
+    pca = PCA(n_components=4, svd_solver="covariance_eigh").fit(X)
+    exact = s**2 / (5_000 - 1)
+    assert covariance_is_accurate(exact, 4) and not covariance_is_accurate(exact, 5)
+    assert np.max(np.abs(pca.explained_variance_ / exact[:4] - 1)) < 10 * COVARIANCE_RTOL
+    assert PCA(n_components=4).fit(X).svd_solver_ == "covariance_eigh"
