@@ -199,10 +199,9 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         Stop when the largest change of a normalised loading in one
         alternation is below ``tol``; ``tol=0`` runs exactly ``max_iter``
         alternations. The defaults are those of ZHT's R package
-        ``elasticnet`` (``eps.conv=1e-3``, ``max.iter=200``), with which the
-        published pitprops table is reproduced to all its digits; a smaller
-        ``tol`` converges further (on pitprops the loadings then move by up
-        to 0.007).
+        ``elasticnet`` (``eps.conv=1e-3``, ``max.iter=200``), with which ZHT
+        computed their published pitprops table; a smaller ``tol`` converges
+        further.
 
     Attributes
     ----------
