@@ -2,10 +2,12 @@
 
 Modules mirror the chapters of the book:
 
-* :mod:`pcalib.pca` – chapter 1, the :class:`PCA` estimator;
+* :mod:`pcalib.pca` – chapter 1, the :class:`PCA` estimator and
+  :func:`parallel_analysis` for choosing the number of components;
 * :mod:`pcalib.factorization` – chapter 1, PCA as a matrix factorisation
   ``X ≈ Z Wᵀ`` solved by alternating least squares and gradient descent;
-* :mod:`pcalib.high_dim` – chapter 2, solvers for wide data and for the top k;
+* :mod:`pcalib.high_dim` – chapter 2, solvers for wide data and for the top k,
+  and :func:`optimal_hard_threshold` for choosing the number of components;
 * :mod:`pcalib.out_of_core` – chapter 2, PCA of Dask arrays (optional Dask);
 * :mod:`pcalib.kernels` – chapter 3, kernel functions;
 * :mod:`pcalib.kernel_pca` – chapter 3, :class:`KernelPCA` (exact, Nyström,
@@ -26,10 +28,11 @@ Modules mirror the chapters of the book:
 
 from ._linalg import flip_signs, soft_threshold
 from .factorization import FactorizationResult, pca_als, pca_gradient_descent
+from .high_dim import HardThresholdResult, optimal_hard_threshold
 from .kernel_pca import KernelPCA, KernelRankWarning
 from .nmf import NMF
 from .out_of_core import DaskPCAResult, pca_dask
-from .pca import PCA
+from .pca import PCA, ParallelAnalysisResult, parallel_analysis
 from .ppca import PPCA
 from .robust_pca import RobustPCA, l1_low_rank
 from .sparse_pca import ElasticNetSPCA
@@ -41,11 +44,15 @@ __all__ = [
     "DaskPCAResult",
     "ElasticNetSPCA",
     "FactorizationResult",
+    "HardThresholdResult",
     "KernelPCA",
     "KernelRankWarning",
+    "ParallelAnalysisResult",
     "RobustPCA",
     "flip_signs",
     "l1_low_rank",
+    "optimal_hard_threshold",
+    "parallel_analysis",
     "pca_als",
     "pca_dask",
     "pca_gradient_descent",

@@ -26,7 +26,9 @@ from ._linalg import binary_exponent, flip_signs, top_eigh
 from ._validation import (
     as_float_matrix,
     as_generator,
+    check_array_size,
     check_bool,
+    check_finite_float,
     check_fitted,
     check_n_components,
     check_new_data,
@@ -38,7 +40,7 @@ from ._validation import (
 from .high_dim import principal_axes_gram, principal_axes_randomized, subspace_iteration
 
 # The entry points: the other public names are building blocks that trust their caller.
-__all__ = ["PCA"]
+__all__ = ["PCA", "parallel_analysis"]
 
 # Solvers that return every one of the min(n, d) axes, and those that
 # compute only the top k (chapter 2).
@@ -682,3 +684,114 @@ default="auto"
     def _n_features_out(self):
         """Number of output features, used by ``get_feature_names_out``."""
         return self.components_.shape[0]
+
+
+# ----------------------------------------------------------------------------
+# Choosing k by parallel analysis
+
+
+class ParallelAnalysisResult(NamedTuple):
+    """What :func:`parallel_analysis` returns.
+
+    Attributes
+    ----------
+    n_components : int
+        Number of leading eigenvalues that exceed their null threshold, counted
+        from the first and stopping at the first that does not (0 to ``d``).
+    eigenvalues : ndarray of shape (n_features,)
+        Eigenvalues of the covariance (or correlation) matrix of ``X``, in
+        decreasing order.
+    null_eigenvalues : ndarray of shape (n_draws, n_features)
+        Row ``b``: the eigenvalues, in decreasing order, of the same matrix
+        for ``X`` with each column permuted independently (draw ``b``).
+    threshold : ndarray of shape (n_features,)
+        The ``quantile`` of ``null_eigenvalues`` at each rank (column).
+    quantile : float
+        The quantile used.
+    """
+
+    n_components: int
+    eigenvalues: np.ndarray
+    null_eigenvalues: np.ndarray
+    threshold: np.ndarray
+    quantile: float
+
+
+def parallel_analysis(X, *, n_draws=100, quantile=0.95, standardize=True, random_state=None):
+    """Number of components by Horn's parallel analysis (chapter 1, eq. ``eq-pca-parallel``).
+
+    The null is data with the same columns but no correlation: each column of
+    ``X`` permuted independently. The ``j``-th eigenvalue of the covariance
+    (eq. ``eq-pca-covariance``), or of the correlation matrix, is kept when it
+    exceeds the ``quantile`` of the ``j``-th eigenvalue over ``n_draws``
+    permuted copies; ``n_components`` counts the kept eigenvalues from the
+    first and stops at the first that is not kept.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The data, at least two samples.
+    n_draws : int, default=100
+        Number of permuted copies of ``X``.
+    quantile : float in (0, 1), default=0.95
+        Quantile of the null eigenvalues that an eigenvalue must exceed.
+    standardize : bool, default=True
+        Use the correlation matrix (True) or the covariance matrix (False).
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
+        Source of the permutations.
+
+    Returns
+    -------
+    ParallelAnalysisResult
+        ``(n_components, eigenvalues, null_eigenvalues, threshold, quantile)``;
+        ``eigenvalues`` and ``threshold`` have shape ``(n_features,)``,
+        ``null_eigenvalues`` shape ``(n_draws, n_features)``. Without
+        ``standardize`` the eigenvalues are in the units of ``X`` squared.
+    """
+    X = as_float_matrix(X, name="X", min_samples=2)
+    n_draws = check_positive_int(n_draws, name="n_draws")
+    check_array_size((n_draws, X.shape[1]), name="n_draws")
+    quantile = _check_quantile(quantile)
+    standardize = check_bool(standardize, name="standardize")
+    rng = as_generator(random_state)
+    data = center_and_scale(X, standardize=standardize, order="C")
+    eigenvalues = covariance_eigenvalues(data.X_centered)
+    null_eigenvalues = np.array(
+        [covariance_eigenvalues(permuted_columns(data.X_centered, rng)) for _ in range(n_draws)]
+    )
+    threshold = np.quantile(null_eigenvalues, quantile, axis=0)
+    # the leading run of eigenvalues above their threshold
+    n_components = int(np.cumprod(eigenvalues > threshold).sum())
+    # back from the working scale of center_and_scale (exact: a power of four)
+    return ParallelAnalysisResult(
+        n_components,
+        *(
+            np.ldexp(values, 2 * data.exponent)
+            for values in (eigenvalues, null_eigenvalues, threshold)
+        ),
+        quantile,
+    )
+
+
+def covariance_eigenvalues(X_centered):
+    """Eigenvalues of ``X_centeredᵀ X_centered / (n - 1)`` in decreasing order, shape (d,)."""
+    covariance = X_centered.T @ X_centered / (X_centered.shape[0] - 1)
+    return np.linalg.eigvalsh(covariance)[::-1]
+
+
+def permuted_columns(X, random_state):
+    """``X`` (n × d) with each column permuted independently, one permutation per column.
+
+    A ``Generator`` given as ``random_state`` is used as it is, so successive
+    calls continue its stream.
+    """
+    rng = as_generator(random_state)
+    return np.column_stack([rng.permutation(column) for column in X.T])
+
+
+def _check_quantile(quantile):
+    """Raise unless ``quantile`` is a real number strictly between 0 and 1."""
+    quantile = check_finite_float(quantile, name="quantile")
+    if not 0.0 < quantile < 1.0:
+        raise ValueError(f"quantile must be strictly between 0 and 1, got {quantile}.")
+    return quantile

@@ -167,9 +167,17 @@ VALID_CALLS = {
         (rng.normal(size=(20, 5)), 2),
         {"random_state": 0},
     ),
+    "pca.parallel_analysis": lambda rng: (
+        (rng.normal(size=(30, 5)),),
+        {"n_draws": 10, "random_state": 0},
+    ),
     "robust_pca.l1_low_rank": lambda rng: ((rng.normal(size=(20, 5)), 2), {}),
     "robust_pca.singular_value_threshold": lambda rng: ((rng.normal(size=(8, 5)), 1.0), {}),
     "out_of_core.pca_dask": lambda rng: ((rng.normal(size=(40, 5)), 2), {"random_state": 0}),
+    "high_dim.optimal_hard_threshold": lambda rng: (
+        (np.linalg.svd(rng.normal(size=(30, 8)), compute_uv=False), (30, 8)),
+        {"noise_variance": None},
+    ),
     "datasets.load_usarrests": lambda rng: ((), {}),
     "datasets.load_faces": lambda rng: ((), {}),
     "datasets.make_spectrum": lambda rng: ((30, 4, [4.0, 2.0, 1.0, 0.5]), {"random_state": 0}),
