@@ -13,7 +13,8 @@ Modules mirror the chapters of the book:
 * :mod:`pcalib.kernel_pca` – chapter 3, :class:`KernelPCA` (exact, Nyström,
   random Fourier features);
 * :mod:`pcalib.ppca` – chapter 4, :class:`PPCA` (closed form, EM, missing
-  data, sampling);
+  data, sampling) and :func:`ppca_evidence` for choosing the number of
+  components;
 * :mod:`pcalib.elastic_net` – chapter 5, the elastic net by coordinate descent;
 * :mod:`pcalib.sparse_pca` – chapter 5, :class:`ElasticNetSPCA` (Zou, Hastie
   and Tibshirani's sparse PCA);
@@ -33,7 +34,7 @@ from .kernel_pca import KernelPCA, KernelRankWarning
 from .nmf import NMF
 from .out_of_core import DaskPCAResult, pca_dask
 from .pca import PCA, ParallelAnalysisResult, parallel_analysis
-from .ppca import PPCA
+from .ppca import PPCA, PPCAEvidenceResult, ppca_evidence
 from .robust_pca import RobustPCA, l1_low_rank
 from .sparse_pca import ElasticNetSPCA
 
@@ -47,6 +48,7 @@ __all__ = [
     "HardThresholdResult",
     "KernelPCA",
     "KernelRankWarning",
+    "PPCAEvidenceResult",
     "ParallelAnalysisResult",
     "RobustPCA",
     "flip_signs",
@@ -56,6 +58,7 @@ __all__ = [
     "pca_als",
     "pca_dask",
     "pca_gradient_descent",
+    "ppca_evidence",
     "soft_threshold",
 ]
 __version__ = "0.1.0"

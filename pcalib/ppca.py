@@ -28,12 +28,18 @@ Conventions:
   ``c``, ``σ²`` times ``c²`` and the log-likelihood lower by ``log c`` per
   observed entry; ``fit`` works on ``X`` divided by a power of four (exact)
   and scales back, so that tiny or huge data are fitted as data of order 1.
+
+For choosing ``k``, :func:`ppca_evidence` scores every ``k`` by Minka's
+Laplace approximation of the evidence and by BIC (eqs. ``eq-ppca-laplace``
+and ``eq-ppca-bic``).
 """
 
 from numbers import Integral
+from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
+import scipy.special
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import validate_data
 
@@ -53,7 +59,7 @@ from ._validation import (
 )
 from .high_dim import principal_axes_gram
 
-__all__ = ["PPCA"]
+__all__ = ["PPCA", "PPCAEvidenceResult", "ppca_evidence"]
 
 SOLVERS = ("auto", "closed_form", "em")
 LOG_2PI = np.log(2.0 * np.pi)
@@ -894,3 +900,198 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def _n_features_out(self):
         """Number of output features, used by ``get_feature_names_out``."""
         return self.n_components_
+
+
+# ----------------------------------------------------------------------------
+# Choosing k: Minka's Laplace evidence and BIC
+
+CRITERIA = ("laplace", "bic")
+
+
+class PPCAEvidenceResult(NamedTuple):
+    """What :func:`ppca_evidence` returns.
+
+    Entry ``k - 1`` of ``log_evidence`` and ``bic`` is for ``k`` components,
+    ``k = 1, ..., K``, where ``K ≤ d - 1`` is the largest ``k`` whose noise
+    variance ``σ²`` (the mean of the ``d - k`` smallest eigenvalues) is
+    positive.
+
+    Attributes
+    ----------
+    n_components : int
+        The chosen ``k``: the maximiser of ``log_evidence`` or the minimiser
+        of ``bic``, the smallest ``k`` on a tie.
+    log_evidence : ndarray of shape (K,)
+        Minka's Laplace approximation of ``log p(X | k)`` (eq.
+        ``eq-ppca-laplace``); ``-inf`` where two eigenvalues it compares are
+        equal. In data units: for ``c X`` every entry is lower by
+        ``n d log c``.
+    bic : ndarray of shape (K,)
+        ``-2 log L̂(k) + m(k) log n`` (eq. ``eq-ppca-bic``); for ``c X`` every
+        entry is higher by ``2 n d log c``.
+    eigenvalues : ndarray of shape (n_features,)
+        Eigenvalues of ``S = X_cᵀ X_c / n`` in decreasing order (zeros beyond
+        the rank of ``X_c``), in the units of ``X`` squared.
+    """
+
+    n_components: int
+    log_evidence: np.ndarray
+    bic: np.ndarray
+    eigenvalues: np.ndarray
+
+
+def ppca_parameter_count(n_features, n_components):
+    """Free parameters of PPCA: ``m = d k - k (k - 1) / 2 + 1 + d``.
+
+    ``d k`` entries of ``W`` less the ``k (k - 1) / 2`` angles of the rotation
+    ``W R`` that leaves the model unchanged (eq. ``eq-ppca-rotation``), one
+    for ``σ²`` and ``d`` for the mean ``μ``.
+
+    Parameters
+    ----------
+    n_features, n_components : int
+        ``d`` and ``k``.
+
+    Returns
+    -------
+    int
+    """
+    d, k = n_features, n_components
+    return d * k - k * (k - 1) // 2 + 1 + d
+
+
+def bic_score(eigenvalues, n_components, n_samples):
+    """BIC of PPCA with ``k`` components (eq. ``eq-ppca-bic``), from the spectrum.
+
+    ``BIC(k) = -2 log L̂(k) + m(k) log n``, with the maximised log-likelihood
+    of eq. ``eq-ppca-ml-loglik`` and the count of :func:`ppca_parameter_count`.
+
+    Parameters
+    ----------
+    eigenvalues : ndarray of shape (n_features,)
+        All eigenvalues of ``S``, decreasing, with a positive mean of the last
+        ``d - k``.
+    n_components : int
+        ``k``, between 1 and ``d - 1``.
+    n_samples : int
+
+    Returns
+    -------
+    float
+    """
+    d, k, n = eigenvalues.shape[0], n_components, n_samples
+    noise_variance = ml_noise_variance(eigenvalues[:k], float(eigenvalues.sum()), d)
+    log_likelihood = ml_log_likelihood(eigenvalues[:k], noise_variance, n, d)
+    return -2.0 * log_likelihood + ppca_parameter_count(d, k) * np.log(n)
+
+
+def laplace_log_evidence(eigenvalues, n_components, n_samples):
+    """Minka's Laplace approximation of ``log p(X | k)`` (eq. ``eq-ppca-laplace``).
+
+    The sum of: the log of the uniform prior on the orthonormal ``U`` (the
+    inverse area of the Stiefel manifold, ``2⁻ᵏ Π_i Γ((d-i+1)/2) π^(-(d-i+1)/2)``);
+    the likelihood terms ``-n/2 Σ_{i≤k} log λ_i - n (d - k)/2 log σ²``;
+    ``(m + k)/2 log 2π`` with ``m = d k - k (k + 1)/2``; minus half the log
+    determinant of the Hessian of ``U``,
+    ``log |A_U| = Σ_{i≤k} Σ_{j>i} log(n (λ_i - λ_j)(1/λ̂_j - 1/λ̂_i))``
+    (``λ̂_j = λ_j`` for ``j ≤ k``, ``σ²`` beyond), and ``-k/2 log n`` for the
+    ``k`` eigenvalues.
+
+    Parameters
+    ----------
+    eigenvalues : ndarray of shape (n_features,)
+        All eigenvalues of ``S``, decreasing, with a positive mean of the last
+        ``d - k``.
+    n_components : int
+        ``k``, between 1 and ``d - 1``.
+    n_samples : int
+
+    Returns
+    -------
+    float
+        ``-inf`` when two of the compared eigenvalues are equal.
+    """
+    d, k, n = eigenvalues.shape[0], n_components, n_samples
+    kept = eigenvalues[:k]
+    noise_variance = ml_noise_variance(kept, float(eigenvalues.sum()), d)
+    free = d - np.arange(1, k + 1) + 1  # d - i + 1 for i = 1, ..., k
+    log_prior_U = -k * np.log(2.0) + np.sum(
+        scipy.special.gammaln(free / 2) - free / 2 * np.log(np.pi)
+    )
+    log_likelihood = -n / 2 * np.sum(np.log(kept)) - n * (d - k) / 2 * np.log(noise_variance)
+    m = d * k - k * (k + 1) / 2
+    hat = np.concatenate([kept, np.full(d - k, noise_variance)])
+    i, j = np.triu_indices(d, 1)
+    pairs = i < k
+    i, j = i[pairs], j[pairs]
+    with np.errstate(divide="ignore"):
+        log_det_A = np.sum(
+            np.log(n * (eigenvalues[i] - eigenvalues[j]) * (1 / hat[j] - 1 / hat[i]))
+        )
+    return float(
+        log_prior_U + log_likelihood + (m + k) / 2 * LOG_2PI - log_det_A / 2 - k / 2 * np.log(n)
+    )
+
+
+def ppca_evidence(X, *, criterion="laplace"):
+    """Choose ``k`` for PPCA by Minka's Laplace evidence or by BIC (chapter 4).
+
+    Both score every ``k = 1, ..., K`` from the eigenvalues of
+    ``S = X_cᵀ X_c / n``. ``"laplace"`` maximises Minka's approximation of
+    the evidence ``p(X | k)`` (eq. ``eq-ppca-laplace``), the rule of
+    scikit-learn's ``PCA(n_components="mle")``; ``"bic"`` minimises
+    ``-2 log L̂(k) + m(k) log n`` (eq. ``eq-ppca-bic``), with
+    ``m(k) = d k - k (k - 1)/2 + 1 + d`` free parameters: ``W`` up to
+    rotation, ``σ²`` and the mean. Neither depends on the units of ``X``:
+    the scores of ``c X`` are those of ``X`` shifted by the same amount at
+    every ``k``. The spectrum is computed on ``X`` divided by a power of four
+    (exact) and scaled back.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The data, at least two features, and centred rank at least 2 (else
+        no ``k ≥ 1`` leaves a positive ``σ²``).
+    criterion : {"laplace", "bic"}, default="laplace"
+        Which score chooses ``n_components``; both are returned.
+
+    Returns
+    -------
+    PPCAEvidenceResult
+        ``(n_components, log_evidence, bic, eigenvalues)``; the two scores
+        have shape ``(K,)``, ``eigenvalues`` shape ``(n_features,)``.
+    """
+    X = as_float_matrix(X, name="X", min_samples=2, min_features=2)
+    criterion = check_option(criterion, name="criterion", allowed=CRITERIA)
+    n_samples, n_features = X.shape
+    X_centered = X - X.mean(axis=0)
+    scale = power_of_four_scale(X_centered)
+    singular_values = scipy.linalg.svdvals(X_centered / scale, check_finite=False)
+    eigenvalues = np.zeros(n_features)
+    eigenvalues[: singular_values.size] = singular_values**2 / n_samples
+    ks = _evidence_candidates(eigenvalues)
+    # scores on the working scale, shifted to the units of X
+    log_shift = n_samples * n_features * np.log(scale)
+    log_evidence = np.array([laplace_log_evidence(eigenvalues, k, n_samples) for k in ks])
+    bic = np.array([bic_score(eigenvalues, k, n_samples) for k in ks])
+    chosen = np.argmax(log_evidence) if criterion == "laplace" else np.argmin(bic)
+    return PPCAEvidenceResult(
+        int(ks[chosen]),
+        log_evidence - log_shift,
+        bic + 2.0 * log_shift,
+        eigenvalues * scale**2,
+    )
+
+
+def _evidence_candidates(eigenvalues):
+    """``k = 1, ..., K``: those with ``σ²`` above rounding (it falls as ``k`` grows)."""
+    d = eigenvalues.shape[0]
+    tail_means = np.cumsum(eigenvalues[::-1])[::-1][1:] / np.arange(d - 1, 0, -1)
+    valid = tail_means > 1e3 * EPS * eigenvalues.mean()
+    if not valid[0]:
+        raise ValueError(
+            "X has centred rank below 2 (all samples on a line, or all equal): no "
+            "number of components k >= 1 leaves a positive noise variance, so the "
+            "evidence of PPCA is undefined."
+        )
+    return np.arange(1, int(np.sum(valid)) + 1)

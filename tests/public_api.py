@@ -171,6 +171,7 @@ VALID_CALLS = {
         (rng.normal(size=(30, 5)),),
         {"n_draws": 10, "random_state": 0},
     ),
+    "ppca.ppca_evidence": lambda rng: ((rng.normal(size=(30, 5)),), {"criterion": "laplace"}),
     "robust_pca.l1_low_rank": lambda rng: ((rng.normal(size=(20, 5)), 2), {}),
     "robust_pca.singular_value_threshold": lambda rng: ((rng.normal(size=(8, 5)), 1.0), {}),
     "out_of_core.pca_dask": lambda rng: ((rng.normal(size=(40, 5)), 2), {"random_state": 0}),
