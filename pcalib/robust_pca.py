@@ -50,6 +50,8 @@ AUTO_RANDOMIZED_MIN_SIZE = 100
 # Power iterations of the randomized SVDs: M - S + Y/μ is low rank plus a tail
 # that the thresholding removes, so two suffice for the triplets above 1/μ.
 RANDOMIZED_SVD_POWER_ITERATIONS = 2
+# Columns of the randomized SVDs beyond the wanted triplets (randomized_svd's default).
+RANDOMIZED_SVD_OVERSAMPLES = 10
 
 
 def singular_value_threshold(M, tau, *, rank_guess=None, random_state=None):
@@ -61,11 +63,8 @@ def singular_value_threshold(M, tau, *, rank_guess=None, random_state=None):
     tau : float
         Threshold ``τ ≥ 0``.
     rank_guess : int, optional
-        Compute only this many singular triplets (randomized SVD), doubling
-        the number until the smallest one computed is at or below ``τ``, so
-        that no singular value above ``τ`` is missed; past
-        ``TRUNCATED_SVD_SHARE · min(n1, n2)`` the full SVD is used. None
-        computes the full SVD.
+        Compute only this many singular triplets (randomized SVD), as in
+        :func:`thresholded_svd`. None computes the full SVD.
     random_state : None, int, numpy.random.Generator or RandomState
         Seeds the randomized SVD.
 
@@ -78,6 +77,42 @@ def singular_value_threshold(M, tau, *, rank_guess=None, random_state=None):
         The SVDs computed, in order: ``"randomized"`` or ``"full"`` (more than
         one when the rank guess was too small).
     """
+    U, shrunk, Vt, svds = thresholded_svd(M, tau, rank_guess=rank_guess, random_state=random_state)
+    return (U * shrunk) @ Vt, shrunk.size, svds
+
+
+def thresholded_svd(M, tau, *, rank_guess=None, start=None, random_state=None):
+    """The factors ``U``, ``Σ - τ``, ``Vᵀ`` of ``D_τ(M)``, for the singular values above ``τ``.
+
+    Parameters
+    ----------
+    M : ndarray of shape (n1, n2)
+    tau : float
+        Threshold ``τ ≥ 0``.
+    rank_guess : int, optional
+        Compute only this many singular triplets (randomized SVD), doubling
+        the number until the smallest one computed is at or below ``τ``, so
+        that no singular value above ``τ`` is missed; past
+        ``TRUNCATED_SVD_SHARE · min(n1, n2)`` the full SVD is used. None
+        computes the full SVD.
+    start : ndarray of shape (m, n2), optional
+        Orthonormal rows close to the top right singular vectors of ``M``
+        (those of the previous iteration): the first randomized SVD starts
+        from them (:func:`warm_randomized_svd`); once it finds more values
+        above ``τ`` than it computed, the wider ones start from random
+        vectors. None starts every randomized SVD from random vectors.
+    random_state : None, int, numpy.random.Generator or RandomState
+        Seeds the randomized SVD.
+
+    Returns
+    -------
+    U : ndarray of shape (n1, rank)
+    shrunk : ndarray of shape (rank,)
+        The singular values above ``τ``, minus ``τ``.
+    Vt : ndarray of shape (rank, n2)
+    svds : list of str
+        The SVDs computed, in order: ``"randomized"`` or ``"full"``.
+    """
     tau = check_non_negative_float(tau, name="tau")
     if rank_guess is not None:
         check_positive_int(rank_guess, name="rank_guess")
@@ -87,18 +122,65 @@ def singular_value_threshold(M, tau, *, rank_guess=None, random_state=None):
     rng = as_generator(random_state)
     while k is not None:
         svds.append("randomized")
-        U, s, Vt = randomized_svd(
-            M, k, iterated_power=RANDOMIZED_SVD_POWER_ITERATIONS, random_state=rng
-        )
+        if start is None:
+            U, s, Vt = randomized_svd(
+                M, k, iterated_power=RANDOMIZED_SVD_POWER_ITERATIONS, random_state=rng
+            )
+        else:
+            U, s, Vt = warm_randomized_svd(M, k, start, random_state=rng)
         if s[-1] <= tau:
             break
-        k = 2 * k if 2 * k < limit else None
+        # values above τ outside the start: look for them from random vectors
+        k, start = (2 * k if 2 * k < limit else None), None
     else:
         svds.append("full")
         U, s, Vt = scipy.linalg.svd(M, full_matrices=False, check_finite=False)
     keep = s > tau
-    L = (U[:, keep] * (s[keep] - tau)) @ Vt[keep]
-    return L, int(keep.sum()), svds
+    return U[:, keep], s[keep] - tau, Vt[keep], svds
+
+
+def warm_randomized_svd(M, k, start, *, random_state=None):
+    """Top-``k`` singular triplets of ``M`` by a range finder started from given vectors.
+
+    ``start`` holds rows close to the top right singular vectors of ``M``, so
+    ``M`` times them spans closely the top left ones (``Q_start``) without a
+    power iteration: the triplets are then off by about ``‖tail‖₂ sin θ``,
+    with ``θ`` the largest angle between ``start`` and the right singular
+    vectors, and ``tail`` the rest of ``M``. Random columns, up to
+    ``k + RANDOMIZED_SVD_OVERSAMPLES`` in all, look for the directions that
+    ``start`` lacks: like those of :func:`randomized_svd`, they are
+    sharpened by ``RANDOMIZED_SVD_POWER_ITERATIONS`` power iterations, of
+    ``M`` with ``Q_start`` projected out, which costs products with a few
+    columns instead of ``k``. The SVD of ``Qᵀ M`` then gives the triplets,
+    as in :func:`randomized_svd`.
+
+    Parameters
+    ----------
+    M : ndarray of shape (n1, n2)
+    k : int
+        Number of triplets, ``1 ≤ k ≤ min(n1, n2)``.
+    start : ndarray of shape (m, n2)
+        Orthonormal rows; the first ``min(m, k)`` are used.
+    random_state : None, int, numpy.random.Generator or RandomState
+        Seed of the random columns.
+
+    Returns
+    -------
+    U : ndarray of shape (n1, k)
+    s : ndarray of shape (k,), in decreasing order
+    Vt : ndarray of shape (k, n2)
+    """
+    n_columns = min(k + RANDOMIZED_SVD_OVERSAMPLES, *M.shape)
+    Q_start, _ = np.linalg.qr(M @ start[:k].T)
+    n_random = n_columns - Q_start.shape[1]
+    Y = M @ as_generator(random_state).standard_normal((M.shape[1], n_random))
+    for _ in range(RANDOMIZED_SVD_POWER_ITERATIONS):
+        Y, _ = np.linalg.qr(Y - Q_start @ (Q_start.T @ Y))
+        Y, _ = np.linalg.qr(M.T @ Y)
+        Y = M @ Y
+    Q, _ = np.linalg.qr(np.hstack([Q_start, Y - Q_start @ (Q_start.T @ Y)]))
+    U_small, s, Vt = scipy.linalg.svd(Q.T @ M, full_matrices=False, check_finite=False)
+    return Q @ U_small[:, :k], s[:k], Vt[:k]
 
 
 def spectral_norm(M, random_state=None):
@@ -107,21 +189,6 @@ def spectral_norm(M, random_state=None):
         return float(scipy.linalg.norm(M, 2))
     v0 = as_generator(random_state).standard_normal(min(M.shape))
     return float(scipy.sparse.linalg.svds(M, k=1, v0=v0, return_singular_vectors=False)[0])
-
-
-def row_space(L, rank, *, randomized, random_state=None):
-    """Orthonormal basis (``rank × n2``) of the row space of ``L``, which has that rank.
-
-    With ``randomized``, by a randomized SVD (seeded by ``random_state``) while
-    ``rank`` is below ``TRUNCATED_SVD_SHARE · min(n1, n2)``; otherwise by the
-    full SVD.
-    """
-    if randomized and 0 < rank < TRUNCATED_SVD_SHARE * min(L.shape):
-        _, _, Vt = randomized_svd(
-            L, rank, iterated_power=RANDOMIZED_SVD_POWER_ITERATIONS, random_state=random_state
-        )
-        return Vt
-    return scipy.linalg.svd(L, full_matrices=False, check_finite=False)[2][:rank]
 
 
 def default_lambda(shape):
@@ -175,6 +242,10 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         until no singular value above the threshold can be missed; the first
         iteration, which has no rank to predict yet, and any iteration whose
         number of triplets reaches 25 % of ``min(n₁, n₂)`` use the full SVD.
+        Once the rank of ``L`` is the same in two successive iterations, the
+        next randomized SVD starts from the right singular vectors of ``L``,
+        which need no power iteration; only the few random vectors that look
+        for new directions take them (:func:`warm_randomized_svd`).
         ``"auto"``: ``"randomized"`` for matrices with ``min(n₁, n₂) ≥ 100``,
         where it pays, ``"full"`` below.
     random_state : None, int, numpy.random.Generator or RandomState, default=None
@@ -190,8 +261,8 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     rank_ : int
         Rank of ``L`` (singular values kept by the last thresholding).
     components_ : ndarray of shape (rank_, n2)
-        Orthonormal basis of the row space of ``L`` (right singular vectors,
-        pcalib's sign convention).
+        Orthonormal basis of the row space of ``L``: its right singular
+        vectors, from the last thresholding (pcalib's sign convention).
     l1_penalty_ : float
         The ``λ`` used.
     mu_ : float
@@ -199,8 +270,7 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     svd_solver_ : {"full", "randomized"}
         What the fit used: ``"randomized"`` when at least one thresholding
         used the randomized SVD (the fit then mixes it with full SVDs, as
-        described under ``svd_solver``; ``components_`` also comes from a
-        randomized SVD of ``L``), ``"full"`` when every SVD was a full one
+        described under ``svd_solver``), ``"full"`` when every SVD was a full one
         (always with ``svd_solver="full"``, and with ``"randomized"`` when
         the rank was never small enough).
     dual_ : ndarray of shape (n1, n2)
@@ -346,12 +416,17 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         )
         guess = None  # the first thresholding uses a full SVD: no rank is known yet
         history = [1.0]  # ‖M - L - S‖_F / ‖M‖_F at the start, where L = S = 0
+        rank = previous_rank = Vt = None
         svds, converged = [], False
         for _ in range(self.max_iter):
             shifted = M + Y / mu
-            L, rank, step_svds = singular_value_threshold(  # eq. (rpca-L-step)
-                shifted - S, 1.0 / mu, rank_guess=guess, random_state=rng
+            # once the rank has settled, the singular vectors move little: start from them
+            start = Vt if rank and rank == previous_rank else None
+            U, shrunk, Vt, step_svds = thresholded_svd(  # eq. (rpca-L-step)
+                shifted - S, 1.0 / mu, rank_guess=guess, start=start, random_state=rng
             )
+            previous_rank, rank = rank, shrunk.size
+            L = (U * shrunk) @ Vt
             svds += step_svds
             S = soft_threshold(shifted - L, lam / mu)  # eq. (rpca-S-step)
             residual = M - L - S
@@ -375,8 +450,7 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
                 stacklevel=4,
             )
         svd_solver = "randomized" if "randomized" in svds else "full"
-        row_basis = row_space(L, rank, randomized=svd_solver == "randomized", random_state=rng)
-        components, _ = flip_signs(row_basis)
+        components, _ = flip_signs(Vt)  # L = U (Σ - τ) Vᵀ: Vt spans the row space of L
         return dict(
             low_rank_=L,
             sparse_=S,

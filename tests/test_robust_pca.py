@@ -33,6 +33,7 @@ from pcalib.robust_pca import (
     irls_weights,
     predict_rank,
     singular_value_threshold,
+    thresholded_svd,
     weighted_row_fits,
 )
 
@@ -482,6 +483,94 @@ def test_svt_rank_guess_too_small_doubles_up_to_the_full_svd():
     assert expected_svds(2, 20, TRUNCATED_SVD_SHARE * 100) == ["randomized"] * 4 + ["full"]
     assert rank == 20 and svds == ["randomized"] * 4 + ["full"]
     np.testing.assert_allclose(L, reference_svt(M, 1.0), atol=1e-12 * 40)
+
+
+def right_singular_vectors(M, k):
+    """The top ``k`` right singular vectors of ``M`` (rows), from NumPy's full SVD."""
+    return np.linalg.svd(M, full_matrices=False)[2][:k]
+
+
+@pytest.mark.parametrize("tail, eps", [(1e-3, 0.0), (1e-3, 1e-2), (1e-1, 1e-4)])
+def test_svt_from_a_nearby_start_is_accurate_to_first_order_in_its_angle(tail, eps):
+    # start: the top right singular vectors of M + eps N (the previous iteration's matrix).
+    # The start columns get no power iteration, so D_τ(M) is off by at most about
+    # ‖tail‖₂ sin θ, θ the largest angle between the start and the top 8 right singular
+    # vectors of M (measured: 0.2 to 0.3 times that), down to rounding for an exact start
+    shape = (120, 100)
+    M = low_rank_plus_small(shape, np.geomspace(50.0, 2.0, 8), tail, seed=11)
+    nearby = M + eps * np.random.default_rng(5).standard_normal(shape)
+    start = right_singular_vectors(nearby, 8)
+    sin_angle = np.sin(scipy.linalg.subspace_angles(start.T, right_singular_vectors(M, 8).T))
+    U, shrunk, Vt, svds = thresholded_svd(M, 1.0, rank_guess=9, start=start, random_state=0)
+    assert svds == ["randomized"] and shrunk.size == 8
+    error = np.linalg.norm((U * shrunk) @ Vt - reference_svt(M, 1.0), 2)
+    assert error <= max(tail * sin_angle.max(), 1e-12 * 50.0)
+
+
+def spectrum_outside_a_start(new_value, tail, n_tail, seed):
+    """``M = U diag(σ) Vᵀ``: 8 values from 50 to 5, ``new_value``, then ``n_tail`` at ``tail``.
+
+    Returns ``M``, ``σ`` and the top 8 right singular vectors (rows), which lack the
+    direction of ``new_value``.
+    """
+    rng = np.random.default_rng(seed)
+    width = 9 + n_tail
+    U = np.linalg.qr(rng.standard_normal((400, width)))[0]
+    V = np.linalg.qr(rng.standard_normal((300, width)))[0]
+    spectrum = np.concatenate([np.geomspace(50.0, 5.0, 8), [new_value], np.full(n_tail, tail)])
+    return (U * spectrum) @ V.T, spectrum, V[:, :8].T
+
+
+def test_svt_from_a_start_finds_a_value_above_tau_it_lacks():
+    M, spectrum, start = spectrum_outside_a_start(3.0, 1e-3, 100, seed=21)
+    U, shrunk, Vt, svds = thresholded_svd(M, 1.0, rank_guess=10, start=start, random_state=0)
+    assert svds == ["randomized"] and shrunk.size == 9
+    np.testing.assert_allclose(shrunk, np.sort(spectrum[:9])[::-1] - 1.0, rtol=1e-12)
+    np.testing.assert_allclose((U * shrunk) @ Vt, reference_svt(M, 1.0), atol=1e-12 * 50.0)
+
+
+def test_svt_from_a_start_counts_a_value_above_a_heavy_tail():
+    # the fit's case: the rank settled at 8, so the guess is 9; a 9th value 1.5 outside the
+    # start, above 150 values at 0.9 (τ = 1). The random columns, sharpened by the power
+    # iterations, must find it so that the doubling test sees it (without the power
+    # iterations they miss it for 5 of these 20 seeds)
+    for seed in range(20):
+        M, _, start = spectrum_outside_a_start(1.5, 0.9, 150, seed=seed)
+        _, shrunk, _, svds = thresholded_svd(M, 1.0, rank_guess=9, start=start, random_state=0)
+        assert svds == ["randomized", "randomized"] and shrunk.size == 9
+
+
+def test_svt_from_a_start_doubles_from_random_vectors(monkeypatch):
+    # 20 values above τ, start with 8 of them, guess 9: the doubled width 18 starts from
+    # random vectors (one randomized_svd call, 2 power iterations), then 36 ≥ 25 → full SVD
+    shape = (120, 100)
+    M = low_rank_plus_small(shape, np.geomspace(40.0, 2.0, 20), 1e-3, seed=12)
+    calls = count_randomized_svds(monkeypatch)
+    U, shrunk, Vt, svds = thresholded_svd(
+        M, 1.0, rank_guess=9, start=right_singular_vectors(M, 8), random_state=0
+    )
+    assert svds == ["randomized", "randomized", "full"] and calls == [2]
+    assert shrunk.size == 20
+    np.testing.assert_allclose((U * shrunk) @ Vt, reference_svt(M, 1.0), atol=1e-12 * 40)
+
+
+def test_fit_starts_the_svds_from_the_singular_vectors_once_the_rank_settles(monkeypatch):
+    M, L, _, support = planted_problem(200, 10, 0.05, seed=6)
+    starts = []
+    original = pcalib.robust_pca.warm_randomized_svd
+
+    def recording(M, k, start, **kwargs):
+        starts.append(start.shape[0])
+        return original(M, k, start, **kwargs)
+
+    monkeypatch.setattr(pcalib.robust_pca, "warm_randomized_svd", recording)
+    model = RobustPCA(svd_solver="randomized", random_state=0).fit(M)
+    # the rank reaches 10 within the first few iterations and stays there
+    assert model.rank_ == 10 and len(starts) >= model.n_iter_ - 5 and set(starts) == {10}
+    full = RobustPCA(svd_solver="full", random_state=0).fit(M)
+    np.testing.assert_allclose(model.low_rank_, full.low_rank_, atol=1e-5 * np.abs(L).max())
+    assert np.linalg.norm(model.low_rank_ - L) <= 1e-6 * np.linalg.norm(L)
+    np.testing.assert_array_equal(model.sparse_ != 0, support)
 
 
 def test_predict_rank_follows_lin_chen_ma():
