@@ -134,7 +134,9 @@ def randomized_svd(M, k, *, n_oversamples=10, iterated_power="auto", random_stat
     for _ in range(iterated_power):
         Q, _ = np.linalg.qr(M.T @ Q)
         Q, _ = np.linalg.qr(M @ Q)
-    U_small, s, Vt = scipy.linalg.svd(Q.T @ M, full_matrices=False, check_finite=False)
+    # NumPy's SVD, like the products and QRs above: a switch to SciPy's BLAS threads
+    # would leave NumPy's spinning against them on a small machine
+    U_small, s, Vt = np.linalg.svd(Q.T @ M, full_matrices=False)
     return Q @ U_small[:, :k], s[:k], Vt[:k]
 
 

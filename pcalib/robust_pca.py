@@ -179,7 +179,9 @@ def warm_randomized_svd(M, k, start, *, random_state=None):
         Y, _ = np.linalg.qr(M.T @ Y)
         Y = M @ Y
     Q, _ = np.linalg.qr(np.hstack([Q_start, Y - Q_start @ (Q_start.T @ Y)]))
-    U_small, s, Vt = scipy.linalg.svd(Q.T @ M, full_matrices=False, check_finite=False)
+    # NumPy's SVD, like the products and QRs above: a switch to SciPy's BLAS threads
+    # would leave NumPy's spinning against them on a small machine
+    U_small, s, Vt = np.linalg.svd(Q.T @ M, full_matrices=False)
     return Q @ U_small[:, :k], s[:k], Vt[:k]
 
 
