@@ -331,6 +331,16 @@ def check_finite_float(value, *, name):
     return number
 
 
+def check_fraction(value, *, name, open_interval=False):
+    """Raise unless ``value`` is a real number in ``[0, 1]`` (``(0, 1)`` if ``open_interval``)."""
+    number = check_finite_float(value, name=name)
+    inside = 0.0 < number < 1.0 if open_interval else 0.0 <= number <= 1.0
+    if not inside:
+        interval = "strictly between 0 and 1" if open_interval else "between 0 and 1"
+        raise ValueError(f"{name} must be {interval}, got {_describe(value)}.")
+    return number
+
+
 def check_bool(value, *, name):
     """Raise ``TypeError`` unless ``value`` is True or False."""
     if not isinstance(value, (bool, np.bool_)):

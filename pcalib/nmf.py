@@ -53,6 +53,7 @@ from ._validation import (
     as_generator,
     check_bool,
     check_fitted,
+    check_fraction,
     check_n_components,
     check_non_negative_float,
     check_option,
@@ -811,8 +812,7 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             if isinstance(self.alpha_H, str):
                 raise ValueError(f"alpha_H must be a number >= 0 or 'same'; got {self.alpha_H!r}.")
             check_non_negative_float(self.alpha_H, name="alpha_H")
-        if check_non_negative_float(self.l1_ratio, name="l1_ratio") > 1:
-            raise ValueError(f"l1_ratio must be between 0 and 1; got {self.l1_ratio}.")
+        check_fraction(self.l1_ratio, name="l1_ratio")
         if self.extrapolate != "auto":
             check_bool(self.extrapolate, name="extrapolate")
             if self.extrapolate and self.solver != "cd":

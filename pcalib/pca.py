@@ -28,8 +28,8 @@ from ._validation import (
     as_generator,
     check_array_size,
     check_bool,
-    check_finite_float,
     check_fitted,
+    check_fraction,
     check_n_components,
     check_new_data,
     check_non_negative_float,
@@ -751,7 +751,7 @@ def parallel_analysis(X, *, n_draws=100, quantile=0.95, standardize=True, random
     X = as_float_matrix(X, name="X", min_samples=2)
     n_draws = check_positive_int(n_draws, name="n_draws")
     check_array_size((n_draws, X.shape[1]), name="n_draws")
-    quantile = _check_quantile(quantile)
+    quantile = check_fraction(quantile, name="quantile", open_interval=True)
     standardize = check_bool(standardize, name="standardize")
     rng = as_generator(random_state)
     data = center_and_scale(X, standardize=standardize, order="C")
@@ -787,11 +787,3 @@ def permuted_columns(X, random_state):
     """
     rng = as_generator(random_state)
     return np.column_stack([rng.permutation(column) for column in X.T])
-
-
-def _check_quantile(quantile):
-    """Raise unless ``quantile`` is a real number strictly between 0 and 1."""
-    quantile = check_finite_float(quantile, name="quantile")
-    if not 0.0 < quantile < 1.0:
-        raise ValueError(f"quantile must be strictly between 0 and 1, got {quantile}.")
-    return quantile

@@ -20,6 +20,7 @@ from pcalib._validation import (
     MAX_INT,
     check_array_size,
     check_finite_float,
+    check_fraction,
     check_non_negative_float,
     check_non_negative_int,
     check_positive_float,
@@ -593,3 +594,23 @@ def test_power_of_four_scale_per_row_ignores_nan_and_zeros():
     X = np.array([[np.nan, 3.0], [0.0, 0.0], [-0.1, np.nan]])
     np.testing.assert_array_equal(power_of_four_scale(X, axis=1), [[4.0], [1.0], [0.25]])
     assert power_of_four_scale(np.zeros((2, 2))) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("value", "open_interval", "accepted"),
+    [
+        (0.0, False, True),
+        (1.0, False, True),
+        (0.0, True, False),
+        (1.0, True, False),
+        (0.5, True, True),
+        (1.0 + 1e-12, False, False),
+        (-1e-12, False, False),
+    ],
+)
+def test_check_fraction_endpoints(value, open_interval, accepted):
+    if accepted:
+        assert check_fraction(value, name="q", open_interval=open_interval) == value
+    else:
+        with pytest.raises(ValueError, match=r"^q must be"):
+            check_fraction(value, name="q", open_interval=open_interval)
