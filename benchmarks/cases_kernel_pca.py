@@ -115,9 +115,8 @@ def approximate_agreement(refit_pcalib, top=3):
 def kernel_pca_exact(quick):
     """Chapter 3: exact RBF kernel PCA against scikit-learn's ``KernelPCA``.
 
-    pcalib's ``eigen_solver="auto"`` picks ARPACK here (n > 200 and k < n / 10);
-    scikit-learn's picks ARPACK only for fewer than 10 components, so at k = 10
-    its default is a dense ``eigh``. The info rows compare equal solvers.
+    Both libraries' ``eigen_solver="auto"`` pick a dense ``eigh`` at k = 10
+    (ARPACK only for n > 200 and k < 10). The info rows compare equal solvers.
     """
     n, d, k = (600, 10, 10) if quick else (3_000, 10, 10)
     X = decaying_gaussian(n, d, seed=0, decay=DECAY)

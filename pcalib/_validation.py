@@ -220,9 +220,11 @@ def convergence_warning(name, max_iter, criterion, *, stacklevel=3):
         Passed to :func:`warnings.warn`; 3 points at the caller of the
         function that calls this one.
     """
+    # The first sentence is scikit-learn's, which its tests match.
     warnings.warn(
-        f"{name} stopped after max_iter={max_iter} iterations before {criterion}; "
-        "increase max_iter or tol.",
+        f"Maximum number of iterations {max_iter} reached. Increase it to improve "
+        f"convergence: {name} stopped after max_iter={max_iter} iterations before "
+        f"{criterion}; increase max_iter or tol.",
         ConvergenceWarning,
         stacklevel=stacklevel,
     )
@@ -404,3 +406,25 @@ def as_generator(random_state):
         "random_state must be None, a non-negative int, a numpy.random.Generator "
         f"or a numpy.random.RandomState; got {random_state!r}."
     )
+
+
+def result_dtype(X):
+    """The dtype of an estimator's results for data ``X``, as scikit-learn's.
+
+    float32 data (an array, a sparse matrix, or a DataFrame whose columns are
+    all float32) give float32 results; anything else gives float64. The
+    estimators compute in float64 and round their results once.
+
+    Parameters
+    ----------
+    X : array-like, scipy.sparse matrix or DataFrame
+
+    Returns
+    -------
+    numpy.dtype
+    """
+    dtype = getattr(X, "dtype", None)
+    if dtype is None and hasattr(X, "dtypes"):  # a DataFrame: float32 if every column is
+        dtypes = list(X.dtypes)
+        dtype = np.float32 if dtypes and all(t == np.float32 for t in dtypes) else None
+    return np.dtype(np.float32 if dtype == np.float32 else np.float64)

@@ -18,6 +18,13 @@ convention) and ``singular_values`` (k,) of ``X_c``, the quantities
 :func:`pcalib.pca.principal_axes_svd` returns, so that :class:`pcalib.PCA` can
 use any of them.
 
+Sparse data (a ``scipy.sparse`` matrix, such as a document-term matrix) is
+never densified: :func:`sparse_column_moments` computes the column means and
+variances from the stored entries, :func:`centered_operator` multiplies by
+``X - 1 μᵀ`` as ``X v - (μᵀ v) 1`` (eq. ``eq-hd-implicit``), and
+:func:`principal_axes_sparse` runs ARPACK, the covariance route or the
+randomized range finder on it.
+
 For choosing ``k`` in high dimension, :func:`optimal_hard_threshold` gives
 Gavish and Donoho's threshold on the singular values (eqs. ``eq-hd-gd-known``
 and ``eq-hd-gd-unknown``), with the noise level known or estimated from the
@@ -30,6 +37,8 @@ import numpy as np
 import scipy.integrate
 import scipy.linalg
 import scipy.optimize
+import scipy.sparse
+import scipy.sparse.linalg
 
 from ._linalg import (
     flip_signs,
@@ -39,11 +48,16 @@ from ._linalg import (
     top_eigh,
 )
 from ._validation import (
+    MAX_SUM_OF_SQUARES,
     as_float_matrix,
     as_generator,
+    check_n_components,
+    check_non_negative_int,
+    check_option,
     check_positive_float,
     check_positive_int,
     convergence_warning,
+    raise_too_large,
 )
 
 # The solvers are the building blocks of PCA's solvers and trust their caller (PCA
@@ -244,6 +258,320 @@ def principal_axes_randomized(
     )
     components, _ = flip_signs(Vt)
     return components, singular_values, n_iter
+
+
+# ----------------------------------------------------------------------------
+# Sparse data: centring without densifying
+
+SPARSE_SOLVERS = ("arpack", "covariance_eigh", "randomized")
+
+
+def as_sparse_float_matrix(X, *, name="X"):
+    """Return the scipy.sparse ``X`` in CSR or CSC format with float entries, or raise.
+
+    Other sparse formats are converted to CSR, integer and boolean entries to
+    float64 (float32 stays float32), and duplicate entries are summed (on a
+    copy), so that every stored entry is one entry of the matrix. The matrix
+    is never densified.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or array of shape (n_samples, n_features)
+    name : str, default="X"
+        Name of the argument, used in error messages.
+
+    Returns
+    -------
+    X : scipy.sparse matrix or array of shape (n_samples, n_features)
+        CSR or CSC, dtype float32 or float64, without duplicate entries.
+
+    Raises
+    ------
+    TypeError
+        ``X`` is not sparse, or its entries are not numbers.
+    ValueError
+        ``X`` is complex, empty, or holds NaN, infinity or values whose squares overflow.
+    """
+    if not scipy.sparse.issparse(X):
+        raise TypeError(
+            f"{name} must be a scipy.sparse matrix or array, got {type(X).__name__}; "
+            "pcalib.PCA takes dense data directly."
+        )
+    if X.dtype.kind == "c":
+        raise ValueError(f"{name} has complex values: Complex data not supported.")
+    if X.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must contain only numbers, got the dtype {X.dtype}.")
+    if X.ndim != 2 or min(X.shape) < 1:
+        raise ValueError(f"{name} must be 2-D with at least one row and column, got {X.shape}.")
+    if X.format not in ("csr", "csc"):
+        X = X.tocsr()
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    n_not_finite = np.count_nonzero(~np.isfinite(X.data))
+    if n_not_finite:
+        raise ValueError(
+            f"{name} contains NaN or infinite values in {n_not_finite} of its stored "
+            "entries. Remove or impute them before fitting."
+        )
+    if np.einsum("i,i->", X.data, X.data, dtype=np.float64) > MAX_SUM_OF_SQUARES:
+        raise_too_large(name, float(np.abs(X.data).max()))
+    return X
+
+
+def sparse_column_moments(X):
+    """Column means and variances (``ddof=1``) of a sparse matrix, without densifying it.
+
+    Column ``j`` holds ``nnz_j`` stored entries ``x_ij`` and ``n - nnz_j``
+    zeros, so ``μ_j = Σ x_ij / n`` and
+
+    ``(n - 1) σ_j² = Σ_stored (x_ij - μ_j)² + (n - nnz_j) μ_j²``,
+
+    a sum of non-negative terms. Unlike ``Σ x_ij² - n μ_j²``, it loses no
+    digits when the mean is large compared to the spread. The sums are
+    accumulated in float64.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or array of shape (n_samples, n_features)
+        At least two samples.
+
+    Returns
+    -------
+    mean : ndarray of shape (n_features,)
+    variance : ndarray of shape (n_features,)
+        Both in the dtype of ``X`` (float32 stays float32, other dtypes give float64).
+    """
+    X = as_sparse_float_matrix(X)
+    n_samples, n_features = X.shape
+    if n_samples < 2:
+        raise ValueError(f"X has {n_samples} sample(s) while a minimum of 2 is required.")
+    entries = X.tocoo()
+    columns = entries.col
+    n_stored = np.bincount(columns, minlength=n_features)
+    mean = np.bincount(columns, weights=entries.data, minlength=n_features) / n_samples
+    deviations = entries.data - mean[columns]
+    sum_of_squares = np.bincount(columns, weights=deviations**2, minlength=n_features)
+    sum_of_squares += (n_samples - n_stored) * mean**2
+    variance = sum_of_squares / (n_samples - 1)
+    return mean.astype(X.dtype), variance.astype(X.dtype)
+
+
+def centered_operator(X, mean, scale=None):
+    """The centred, scaled data ``(X - 1 μᵀ) D⁻¹`` as a linear operator (eq. ``eq-hd-implicit``).
+
+    ``D`` is the diagonal of ``scale``. Products with the operator use only
+    products with the sparse ``X``:
+
+    * ``(X - 1 μᵀ) D⁻¹ V = X (D⁻¹ V) - 1 (μᵀ D⁻¹ V)``;
+    * ``D⁻¹ (X - 1 μᵀ)ᵀ U = D⁻¹ (Xᵀ U - μ (1ᵀ U))``.
+
+    Each costs ``O(nnz + (n + d) m)`` for ``m`` vectors, and the dense
+    ``n × d`` centred matrix is never formed.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or array of shape (n_samples, n_features)
+    mean : array-like of shape (n_features,)
+        The vector ``μ`` subtracted from every row, usually the column means.
+    scale : None, float > 0 or array-like of shape (n_features,), default=None
+        The divisor of each column (e.g. the standard deviations, or a power
+        of two that brings the data to unit size); None means 1.
+
+    Returns
+    -------
+    scipy.sparse.linalg.LinearOperator of shape (n_samples, n_features)
+        With ``matvec``, ``rmatvec``, ``matmat`` and ``rmatmat``; its dtype is that of ``X``.
+    """
+    X = as_sparse_float_matrix(X)
+    mean, scale = _check_mean_and_scale(mean, scale, X)
+
+    def matmat(V):
+        V = V / scale[:, np.newaxis]
+        return X @ V - mean @ V
+
+    def rmatmat(U):
+        return (X.T @ U - np.outer(mean, U.sum(axis=0))) / scale[:, np.newaxis]
+
+    return scipy.sparse.linalg.LinearOperator(
+        X.shape,
+        matvec=lambda v: matmat(v.reshape(-1, 1)).ravel(),
+        rmatvec=lambda u: rmatmat(u.reshape(-1, 1)).ravel(),
+        matmat=matmat,
+        rmatmat=rmatmat,
+        dtype=X.dtype,
+    )
+
+
+def principal_axes_sparse(
+    X,
+    mean,
+    scale,
+    n_components,
+    svd_solver,
+    *,
+    n_oversamples=10,
+    iterated_power="auto",
+    random_state=None,
+):
+    """Principal axes of sparse data, centred implicitly (eq. ``eq-hd-implicit``).
+
+    The solvers see the centred data ``(X - 1 μᵀ) D⁻¹`` only through
+    :func:`centered_operator` (or, for the covariance, through ``Xᵀ X``), so
+    the sparse ``X`` is never densified:
+
+    * ``"arpack"``: the Lanczos method of ARPACK (``scipy.sparse.linalg.svds``)
+      on the operator, for ``k < min(n, d)`` axes;
+    * ``"covariance_eigh"``: the ``d × d`` covariance
+      ``D⁻¹ (Xᵀ X - n μ μᵀ) D⁻¹ / (n - 1)``, formed from the sparse product
+      and diagonalised; like every covariance route it squares the data, so
+      axes whose variance is below about ``eps`` times the largest are lost;
+    * ``"randomized"``: the randomized range finder of
+      :func:`principal_axes_randomized`, applied to the operator.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or array of shape (n_samples, n_features)
+    mean : array-like of shape (n_features,)
+        The column means (see :func:`sparse_column_moments`).
+    scale : None, float > 0 or array-like of shape (n_features,)
+        The divisor of each centred column; None means 1.
+    n_components : int or None
+        Number ``k`` of axes: ``1 ≤ k < min(n, d)`` for ``"arpack"``,
+        ``1 ≤ k ≤ min(n, d)`` for ``"randomized"``; None asks for the most the
+        solver can give. ``"covariance_eigh"`` returns all ``min(n, d)`` axes.
+    svd_solver : {"arpack", "covariance_eigh", "randomized"}
+    n_oversamples : int, default=10
+        Extra random directions of the randomized solver.
+    iterated_power : int or "auto", default="auto"
+        Power iterations of the randomized solver (see
+        :func:`pcalib._linalg.resolve_iterated_power`).
+    random_state : None, int, numpy.random.Generator or RandomState
+        Seed of ARPACK's starting vector or of the randomized test matrix.
+
+    Returns
+    -------
+    components : ndarray of shape (r, n_features)
+        Orthonormal rows, pcalib's sign convention; ``r = k``, or ``min(n, d)``
+        for ``"covariance_eigh"``.
+    singular_values : ndarray of shape (r,), in decreasing order
+        Those of the centred, scaled data.
+    iterated_power_used : int
+        The power iterations of the randomized solver; 0 for the others.
+    """
+    svd_solver = check_option(svd_solver, name="svd_solver", allowed=SPARSE_SOLVERS)
+    n_oversamples = check_non_negative_int(n_oversamples, name="n_oversamples")
+    if iterated_power != "auto":
+        iterated_power = check_non_negative_int(iterated_power, name="iterated_power")
+    rng = as_generator(random_state)
+    X = as_sparse_float_matrix(X)
+    mean, scale = _check_mean_and_scale(mean, scale, X)
+    rank_bound = min(X.shape)
+    if svd_solver == "arpack":
+        k = check_n_components(
+            n_components, rank_bound - 1, upper_name="min(n_samples, n_features) - 1 for ARPACK"
+        )
+        components, singular_values = principal_axes_arpack(
+            centered_operator(X, mean, scale), k, random_state=rng
+        )
+        return components, singular_values, 0
+    k = check_n_components(n_components, rank_bound)
+    if svd_solver == "covariance_eigh":
+        C = sparse_covariance(X, mean, scale)
+        eigenvalues, eigenvectors = top_eigh(C, rank_bound)
+        components, _ = flip_signs(eigenvectors.T)
+        return components, np.sqrt(eigenvalues * (X.shape[0] - 1)), 0
+    return principal_axes_randomized(
+        centered_operator(X, mean, scale),
+        k,
+        n_oversamples=n_oversamples,
+        iterated_power=iterated_power,
+        random_state=rng,
+    )
+
+
+def principal_axes_arpack(X_centered, n_components, *, random_state=None):
+    """Top-``k`` principal axes by ARPACK's Lanczos method (``scipy.sparse.linalg.svds``).
+
+    Parameters
+    ----------
+    X_centered : ndarray or scipy.sparse.linalg.LinearOperator of shape (n_samples, n_features)
+        The centred (and possibly scaled) data, or an operator that multiplies by it.
+    n_components : int
+        Number ``k < min(n_samples, n_features)`` of axes.
+    random_state : None, int, numpy.random.Generator or RandomState
+        Seed of the starting vector, uniform on ``[-1, 1]``.
+
+    Returns
+    -------
+    components : ndarray of shape (k, n_features)
+    singular_values : ndarray of shape (k,), in decreasing order
+    """
+    v0 = as_generator(random_state).uniform(-1.0, 1.0, min(X_centered.shape))
+    _, singular_values, Vt = scipy.sparse.linalg.svds(
+        X_centered, k=n_components, v0=v0, return_singular_vectors="vh"
+    )
+    order = np.argsort(singular_values)[::-1]
+    components, _ = flip_signs(Vt[order])
+    return components, singular_values[order]
+
+
+def sparse_covariance(X, mean, scale):
+    """``C = D⁻¹ (X - 1 μᵀ)ᵀ (X - 1 μᵀ) D⁻¹ / (n - 1)`` from the sparse product ``Xᵀ X``.
+
+    With the column sums ``t = Xᵀ 1``, ``(X - 1 μᵀ)ᵀ (X - 1 μᵀ) = Xᵀ X - μ tᵀ - t μᵀ + n μ μᵀ``,
+    which is ``Xᵀ X - n μ μᵀ`` when ``μ`` is the column mean ``t / n``. The
+    sums are accumulated in float64.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or array of shape (n_samples, n_features)
+    mean : ndarray of shape (n_features,)
+    scale : ndarray of shape (n_features,)
+
+    Returns
+    -------
+    C : ndarray of shape (n_features, n_features), float64
+    """
+    n_samples = X.shape[0]
+    X = X.astype(np.float64, copy=False)
+    mean = mean.astype(np.float64, copy=False)
+    column_sums = np.asarray(X.sum(axis=0)).ravel()
+    cross = np.outer(mean, column_sums)
+    scatter = (X.T @ X).toarray() - cross - cross.T + n_samples * np.outer(mean, mean)
+    return scatter / np.outer(scale, scale) / (n_samples - 1)
+
+
+def _check_mean_and_scale(mean, scale, X):
+    """Return ``mean`` and ``scale`` as finite arrays of shape (n_features,) in X's dtype."""
+    n_features = X.shape[1]
+    mean = _as_feature_vector(mean, n_features, name="mean")
+    if scale is None:
+        scale = np.ones(n_features)
+    elif np.ndim(scale) == 0:
+        scale = np.full(n_features, check_positive_float(scale, name="scale"))
+    else:
+        scale = _as_feature_vector(scale, n_features, name="scale")
+        if not np.all(scale > 0):
+            raise ValueError(f"scale must be positive, got the minimum {scale.min():g}.")
+    return mean.astype(X.dtype), scale.astype(X.dtype)
+
+
+def _as_feature_vector(values, n_features, *, name):
+    """Return ``values`` as a finite float array of shape (n_features,), or raise."""
+    try:
+        values = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be an array of numbers: {exc}") from exc
+    if values.shape != (n_features,):
+        raise ValueError(
+            f"{name} must have shape (n_features,) = ({n_features},), got {values.shape}."
+        )
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{name} must be finite, got NaN or infinite entries.")
+    return values
 
 
 # ----------------------------------------------------------------------------

@@ -14,6 +14,14 @@ kernel matrix ``K[i, j] = k(x_i, x_j)`` alone:
    kernel row against the training points centred with the *training*
    statistics (eq. ``eq-kpca-center-test``).
 
+Step 2 has three solvers: a dense eigendecomposition, Lanczos (ARPACK) and a
+randomized range finder; ``kernel="precomputed"`` takes ``K`` itself instead
+of ``X``. With ``fit_inverse_transform=True``, a kernel ridge regression from
+the training scores back to ``X`` learns a pre-image map (Bakır, Weston and
+Schölkopf, 2004; eq. ``eq-kpca-preimage``): a point of the feature space
+generally has no exact pre-image, so ``inverse_transform`` returns the
+regression's prediction.
+
 Two approximations replace the ``n × n`` kernel by explicit features
 ``Φ`` (n × m), after which kernel PCA is linear PCA of ``Φ``:
 
@@ -33,28 +41,48 @@ every eigensolver, follow the same one.
 import warnings
 
 import numpy as np
+import scipy.linalg
+import scipy.sparse
 import scipy.sparse.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import validate_data
 
-from ._linalg import flip_signs, numerical_rank, top_eigh
+from ._linalg import flip_signs, numerical_rank, randomized_svd, resolve_iterated_power, top_eigh
 from ._validation import (
     as_float_matrix,
     as_generator,
     check_array_size,
+    check_bool,
     check_finite_float,
+    check_fitted,
     check_n_components,
-    check_new_data,
+    check_non_negative_float,
+    check_non_negative_int,
     check_option,
     check_positive_float,
     check_positive_int,
+    result_dtype,
 )
-from .kernels import KERNELS, kernel_matrix, resolve_gamma
+from .kernels import (
+    KERNELS,
+    as_kernel_input,
+    distance_frame,
+    kernel_matrix,
+    resolve_gamma,
+    squared_row_norms,
+)
 
 __all__ = ["KernelPCA", "KernelRankWarning"]
 
 APPROXIMATIONS = ("exact", "nystrom", "rff")
-EIGEN_SOLVERS = ("auto", "dense", "arpack")
+EIGEN_SOLVERS = ("auto", "dense", "arpack", "randomized")
+
+# scikit-learn's levels for float64 eigenvalues (its ``_check_psd_eigenvalues``):
+# a negative eigenvalue beyond 1e-5 of the largest is not rounding error, and a
+# positive one below 1e-12 of the largest counts as zero.
+NEGATIVE_RATIO = 1e-5
+ZERO_RATIO = 1e-12
 
 
 class KernelRankWarning(UserWarning):
@@ -114,17 +142,75 @@ def center_test_kernel(K_test, column_means, mean):
     return K_test_centered
 
 
+def symmetric_part(K):
+    """``(K + Kᵀ) / 2``, with a warning when ``K`` is not symmetric beyond rounding.
+
+    A precomputed kernel matrix should be symmetric; the eigenvectors that
+    kernel PCA needs are those of the quadratic form ``aᵀ K a``, which sees
+    only the symmetric part.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+
+    Returns
+    -------
+    ndarray of shape (n, n)
+    """
+    asymmetry = np.abs(K - K.T).max()
+    if asymmetry > K.shape[0] * np.finfo(np.float64).eps * np.abs(K).max():
+        warnings.warn(
+            f"the precomputed kernel matrix is not symmetric (largest |K - Kᵀ| = "
+            f"{asymmetry:.3g}); kernel PCA uses its symmetric part (K + Kᵀ) / 2.",
+            UserWarning,
+            stacklevel=4,
+        )
+    return (K + K.T) / 2.0
+
+
 def choose_eigen_solver(n_samples, n_components):
-    """What ``eigen_solver="auto"`` stands for.
+    """What ``eigen_solver="auto"`` stands for (scikit-learn's rule).
 
     Lanczos (ARPACK) needs a few dozen products ``K̃ v`` (``O(n²)`` each) when
     ``k`` is small, against ``O(n³)`` for the reduction to tridiagonal form of
-    any dense method; it pays for ``n > 200`` and ``k < n / 10``.
+    any dense method; it is chosen for ``n > 200`` and ``k < 10``.
     """
-    return "arpack" if n_samples > 200 and n_components < n_samples / 10 else "dense"
+    return "arpack" if n_samples > 200 and n_components < 10 else "dense"
 
 
-def top_eigenpairs(K_centered, n_components, *, eigen_solver="dense", random_state=None):
+def randomized_eigenpairs(K_centered, n_components, *, iterated_power, random_state):
+    """The ``k`` eigenpairs of largest absolute eigenvalue, by a randomized range finder.
+
+    The randomized SVD (eq. ``eq-hd-randomized``) of the symmetric ``K̃``
+    gives ``K̃ ≈ U S Vᵀ`` with ``v_j = ±u_j``; the eigenvalue is ``s_j``
+    with the sign of ``v_jᵀ u_j``. A range finder captures the directions of
+    largest ``|μ|``, so on an indefinite kernel a negative eigenvalue can
+    displace a smaller positive one (as in scikit-learn).
+
+    Parameters
+    ----------
+    K_centered : ndarray of shape (n, n)
+    n_components : int
+    iterated_power : int
+        Number of power iterations.
+    random_state : None, int, numpy.random.Generator or RandomState
+
+    Returns
+    -------
+    eigenvalues : ndarray of shape (k,), in decreasing order
+    eigenvectors : ndarray of shape (n, k), orthonormal columns
+    """
+    U, s, Vt = randomized_svd(
+        K_centered, n_components, iterated_power=iterated_power, random_state=random_state
+    )
+    eigenvalues = s * np.sign(np.einsum("ij,ji->i", Vt, U))
+    order = np.argsort(eigenvalues)[::-1]
+    return eigenvalues[order], U[:, order]
+
+
+def top_eigenpairs(
+    K_centered, n_components, *, eigen_solver="dense", iterated_power=0, random_state=None
+):
     """The ``k`` largest eigenvalues of a symmetric matrix and their eigenvectors.
 
     Parameters
@@ -133,7 +219,7 @@ def top_eigenpairs(K_centered, n_components, *, eigen_solver="dense", random_sta
         Symmetric matrix, e.g. a centred kernel matrix.
     n_components : int
         Number ``k ≤ n`` of eigenpairs.
-    eigen_solver : {"dense", "arpack"}
+    eigen_solver : {"dense", "arpack", "randomized"}
         ``"dense"``: LAPACK, with a solver restricted to the top ``k`` for a
         large matrix and the full eigendecomposition (faster there) for a
         small one or a large ``k``. ``"arpack"``: Lanczos iteration to machine
@@ -141,6 +227,10 @@ def top_eigenpairs(K_centered, n_components, *, eigen_solver="dense", random_sta
         ``random_state``; the result does not depend on it beyond rounding.
         Should Lanczos fail (no convergence, which can happen for indefinite
         kernels, or a null matrix), the dense solver is used instead.
+        ``"randomized"``: :func:`randomized_eigenpairs`, an approximation
+        whose accuracy depends on the decay of the spectrum.
+    iterated_power : int, default=0
+        Power iterations of the randomized solver.
     random_state : None, int, numpy.random.Generator or RandomState
 
     Returns
@@ -150,6 +240,10 @@ def top_eigenpairs(K_centered, n_components, *, eigen_solver="dense", random_sta
     eigenvectors : ndarray of shape (n, k), orthonormal columns
     """
     n = K_centered.shape[0]
+    if eigen_solver == "randomized":
+        return randomized_eigenpairs(
+            K_centered, n_components, iterated_power=iterated_power, random_state=random_state
+        )
     if eigen_solver == "arpack" and n_components < n:
         v0 = as_generator(random_state).standard_normal(n)
         try:
@@ -169,9 +263,12 @@ def positive_part(eigenvalues, shape, *, scale, what, warn=True):
     Rounding in forming and centring a matrix of norm at most ``scale``
     perturbs its eigenvalues by about ``eps · scale`` per row, so eigenvalues
     below ``max(shape) · eps · scale`` are zero variance (``k`` above the rank
-    of the centred kernel), and those below minus that level mean that the
-    kernel is not positive semi-definite. The caller gives those components
-    zero scores instead of dividing by ``√μ ≈ 0``.
+    of the centred kernel), as are those below ``1e-12`` of the largest
+    (scikit-learn's level). A negative eigenvalue beyond both that rounding
+    level and ``1e-5`` of the largest means that the kernel is not positive
+    semi-definite: a component of negative variance, which is an error. The
+    caller gives the zero-variance components zero scores instead of
+    dividing by ``√μ ≈ 0``.
 
     Parameters
     ----------
@@ -186,7 +283,8 @@ def positive_part(eigenvalues, shape, *, scale, what, warn=True):
         Name of that matrix, for the messages.
     warn : bool, default=True
         Warn (``KernelRankWarning``) when some of the eigenvalues are not
-        positive; False when the caller keeps only the positive ones.
+        positive; False when the caller keeps only the positive ones. A
+        matrix without any positive eigenvalue is warned about in any case.
 
     Returns
     -------
@@ -195,33 +293,40 @@ def positive_part(eigenvalues, shape, *, scale, what, warn=True):
     Raises
     ------
     ValueError
-        No eigenvalue is above the rounding level. The message assumes that
-        the samples differ (the caller refuses identical samples first).
+        An eigenvalue is significantly negative.
     """
-    threshold = max(shape) * np.finfo(np.float64).eps * scale
-    rank = int(np.count_nonzero(eigenvalues > threshold))
+    rounding = max(shape) * np.finfo(np.float64).eps * scale
+    largest = max(float(eigenvalues[0]), 0.0)
+    smallest = float(eigenvalues[-1])
+    if smallest < -max(rounding, NEGATIVE_RATIO * largest):
+        raise ValueError(
+            f"There are significant negative eigenvalues in the {what} ({smallest:.3g}, "
+            f"the largest being {eigenvalues[0]:.3g}): the kernel is not positive "
+            "semi-definite, and these components would have negative variance. Check "
+            "the kernel and its parameters (a negative coef0 makes the polynomial kernel "
+            "indefinite). With eigen_solver='dense' or 'arpack', a "
+            "smaller n_components keeps only the largest eigenvalues; 'randomized' "
+            "picks those of largest absolute value."
+        )
+    rank = int(np.count_nonzero(eigenvalues > max(rounding, ZERO_RATIO * largest)))
     k = eigenvalues.shape[0]
-    indefinite = eigenvalues[-1] < -threshold
-    if rank == 0 and indefinite:
-        raise ValueError(
-            f"the {what} has no positive eigenvalue (the largest is {eigenvalues[0]:.3g}): "
-            "the kernel is not positive semi-definite, so there is no direction of "
-            "variance. Check X and the kernel and its parameters."
-        )
     if rank == 0:
-        raise ValueError(
-            f"the {what} is numerically zero although the samples of X differ: the kernel "
-            "does not tell them apart in float64 arithmetic, so there is no direction of "
-            "variance. X varies by amounts too small for this kernel (for the linear "
-            "kernel, X Xᵀ underflows), or its parameters flatten it (a tiny gamma, that "
-            "is a huge bandwidth, or a coef0 that dwarfs gamma <x, y>). Rescale X, or "
-            "change the kernel or its gamma, bandwidth or coef0."
+        warnings.warn(
+            f"the {what} is numerically zero: the samples coincide in the feature space "
+            "(identical rows of X, or differences too small for this kernel: for the "
+            "linear kernel X Xᵀ underflows, a tiny gamma, a huge bandwidth or a coef0 "
+            "that dwarfs gamma <x, y> flatten the others). There is no direction of "
+            "variance and every score is 0; rescale X, or change the kernel or its "
+            "parameters.",
+            KernelRankWarning,
+            stacklevel=3,
         )
+        return rank
     if rank == k or not warn:
         return rank
     reason = (
-        f"the kernel is not positive semi-definite (eigenvalue {eigenvalues[-1]:.3g})"
-        if indefinite
+        f"the kernel is not positive semi-definite (eigenvalue {smallest:.3g})"
+        if smallest < -rounding
         else f"the {what} has numerical rank {rank}"
     )
     warnings.warn(
@@ -234,25 +339,43 @@ def positive_part(eigenvalues, shape, *, scale, what, warn=True):
     return rank
 
 
-def normalized_dual_coefficients(eigenvalues, eigenvectors, rank):
-    """Expansion coefficients ``a = e / √μ`` of unit feature-space directions.
-
-    ``v = Σ_i a_i φ̃(x_i)`` has ``‖v‖² = aᵀ K̃ a = μ ‖a‖²`` (eq.
-    ``eq-kpca-normalise``), so ``‖v‖ = 1`` needs ``‖a‖ = 1 / √μ``. Columns
-    beyond ``rank`` (zero variance) are set to 0.
+def variance_ratio(eigenvalues, total):
+    """``eigenvalues / total``, the share of the total variance; zeros when it is 0.
 
     Parameters
     ----------
     eigenvalues : ndarray of shape (k,)
+    total : float
+        Trace of the centred (approximate) kernel matrix.
+
+    Returns
+    -------
+    ndarray of shape (k,)
+    """
+    if total <= 0.0:
+        return np.zeros_like(eigenvalues)
+    return eigenvalues / total
+
+
+def normalized_dual_coefficients(eigenvalues, eigenvectors):
+    """Expansion coefficients ``a = e / √μ`` of unit feature-space directions.
+
+    ``v = Σ_i a_i φ̃(x_i)`` has ``‖v‖² = aᵀ K̃ a = μ ‖a‖²`` (eq.
+    ``eq-kpca-normalise``), so ``‖v‖ = 1`` needs ``‖a‖ = 1 / √μ``. Columns
+    whose eigenvalue is 0 (zero variance) are set to 0.
+
+    Parameters
+    ----------
+    eigenvalues : ndarray of shape (k,), non-negative
     eigenvectors : ndarray of shape (n, k), unit columns
-    rank : int
 
     Returns
     -------
     dual_coef : ndarray of shape (n, k)
     """
+    positive = eigenvalues > 0
     dual_coef = np.zeros_like(eigenvectors)
-    dual_coef[:, :rank] = eigenvectors[:, :rank] / np.sqrt(eigenvalues[:rank])
+    dual_coef[:, positive] = eigenvectors[:, positive] / np.sqrt(eigenvalues[positive])
     return dual_coef
 
 
@@ -312,7 +435,7 @@ def random_fourier_features(X, Omega, b):
 
     Parameters
     ----------
-    X : ndarray of shape (n, d)
+    X : ndarray or scipy.sparse matrix of shape (n, d)
     Omega : ndarray of shape (d, m)
         Frequencies ``ω_j`` as columns.
     b : ndarray of shape (m,)
@@ -322,7 +445,7 @@ def random_fourier_features(X, Omega, b):
     -------
     Z : ndarray of shape (n, m)
     """
-    Z = X @ Omega
+    Z = np.asarray(X @ Omega)
     Z += b
     np.cos(Z, out=Z)
     Z *= np.sqrt(2.0 / Omega.shape[1])
@@ -372,13 +495,45 @@ def principal_axes_of_features(Phi, n_components, *, warn=True):
     return mean, V.T * signs[:, np.newaxis], eigenvalues, float(np.trace(scatter)), scores * signs
 
 
+def learned_pre_image_coefficients(Z, X, kernel, alpha):
+    """Kernel ridge regression from the scores back to the data (eq. ``eq-kpca-preimage``).
+
+    The learned pre-image map of Bakır, Weston and Schölkopf (2004) is
+    ``x̂(z) = Σ_i A_i k(z, z_i)`` over the training scores ``z_i``, with the
+    coefficients ``A`` of kernel ridge regression: ``(K_z + α I) A = X``,
+    where ``K_z[i, j] = k(z_i, z_j)``.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n, k)
+        Training scores.
+    X : ndarray of shape (n, d)
+        Training data.
+    kernel : callable
+        A kernel-matrix function: ``kernel(Z, Z)`` returns ``K_z`` (n × n).
+    alpha : float
+        Ridge penalty ``α ≥ 0``.
+
+    Returns
+    -------
+    A : ndarray of shape (n, d)
+    """
+    K_z = kernel(Z, Z)
+    K_z[np.diag_indices_from(K_z)] += alpha
+    return scipy.linalg.solve(K_z, X, assume_a="pos")
+
+
 class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Kernel principal component analysis, exact or approximate.
 
     PCA in the feature space of a kernel (chapter 3): the scores of ``x`` are
     ``⟨v_j, φ(x) - φ̄⟩`` for the unit principal directions ``v_j`` of the
     centred training points ``φ(x_i) - φ̄``. For the linear kernel they are
-    the scores of ordinary PCA.
+    the scores of ordinary PCA. Parameters, defaults and fitted attributes
+    are scikit-learn's (``sklearn.decomposition.KernelPCA``); ``bandwidth``,
+    ``approximation``, ``n_landmarks`` and ``n_random_features`` are pcalib's
+    additions. pcalib computes in float64 whatever the input; float32 input
+    gives float32 output, as in scikit-learn.
 
     Parameters
     ----------
@@ -391,9 +546,15 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         approximate modes at most one per explicit feature: the numerical
         rank ``r`` of the landmarks' kernel matrix (Nyström) or
         ``n_random_features`` (random Fourier features).
-    kernel : {"linear", "poly", "rbf"} or callable, default="linear"
-        See :func:`pcalib.kernels.kernel_matrix`; a callable ``kernel(X, Y)``
-        returns the ``len(X) × len(Y)`` matrix of kernel values.
+    kernel : {"linear", "poly", "rbf", "precomputed"} or callable, default="linear"
+        See :func:`pcalib.kernels.kernel_matrix`. ``"precomputed"``: ``fit``
+        takes the ``n × n`` kernel matrix of the training points instead of
+        ``X`` (its symmetric part is used, with a warning if it is not
+        symmetric), and ``transform`` the ``m × n`` kernel between new and
+        training points. A callable is called as ``kernel(x, y)`` on two
+        rows, returning a float, as in scikit-learn: once per pair of rows
+        (for the training kernel, the pairs ``i ≤ j`` only; see
+        :func:`pcalib.kernels.kernel_matrix`).
     gamma : float, default=None
         ``γ`` of the RBF kernel ``exp(-γ ‖x - y‖²)`` and of the polynomial
         kernel ``(γ ⟨x, y⟩ + coef0)^degree``; None means ``1 / n_features``
@@ -409,22 +570,47 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         Degree of the polynomial kernel.
     coef0 : float, default=1.0
         Constant of the polynomial kernel.
+    alpha : float, default=1.0
+        Ridge penalty ``α ≥ 0`` of the learned pre-image (used when
+        ``fit_inverse_transform=True``, eq. ``eq-kpca-preimage``). It is
+        added to the kernel matrix of the *scores*, so it is in the units of
+        that matrix (for the linear kernel, of ``X²``).
+    fit_inverse_transform : bool, default=False
+        Learn the pre-image map of Bakır, Weston and Schölkopf (2004), so
+        that :meth:`inverse_transform` is available: kernel ridge regression
+        from the training scores to ``X`` (:func:`learned_pre_image_coefficients`),
+        with the estimator's kernel, ``gamma_``, ``degree`` and ``coef0``
+        applied to the scores, as scikit-learn does. Not available with a
+        precomputed kernel (the data are not known).
+    eigen_solver : {"auto", "dense", "arpack", "randomized"}, default="auto"
+        Eigensolver of the exact mode (see :func:`top_eigenpairs`); ``"auto"``
+        uses :func:`choose_eigen_solver` (``"arpack"`` for more than 200
+        samples and fewer than 10 components, else ``"dense"``). The
+        approximate modes always decompose their small ``m × m`` scatter
+        matrix with the dense solver.
+    iterated_power : int or "auto", default="auto"
+        Power iterations of the randomized solver; ``"auto"`` takes 7 when
+        ``k < 0.1 n`` and 4 otherwise (see
+        :func:`pcalib._linalg.resolve_iterated_power`), with 10 extra random
+        directions, as scikit-learn.
+    remove_zero_eig : bool, default=False
+        Drop the components of zero eigenvalue, so that ``n_components_`` may
+        be below ``n_components``; always done when ``n_components`` is None.
+        Otherwise they are kept with scores equal to 0 (and a
+        ``KernelRankWarning``).
     approximation : {"exact", "nystrom", "rff"}, default="exact"
         ``"exact"``: the ``n × n`` kernel matrix. ``"nystrom"``: features from
-        ``n_landmarks`` training points drawn at random (any kernel).
-        ``"rff"``: ``n_random_features`` random Fourier features (RBF kernel
-        only).
+        ``n_landmarks`` training points drawn at random (any kernel but
+        ``"precomputed"``). ``"rff"``: ``n_random_features`` random Fourier
+        features (RBF kernel only).
     n_landmarks : int, default=300
         Number ``m`` of Nyström landmarks; more than ``n_samples`` uses all
         samples (with a warning), which reproduces the exact kernel.
     n_random_features : int, default=300
         Number ``m`` of random Fourier features.
-    eigen_solver : {"auto", "dense", "arpack"}, default="auto"
-        Eigensolver of the exact mode (see :func:`top_eigenpairs`); ``"auto"``
-        uses :func:`choose_eigen_solver`. The approximate modes always
-        decompose their small ``m × m`` scatter matrix with the dense solver.
     random_state : None, int, numpy.random.Generator or RandomState, default=None
-        Seeds the landmarks, the random features and the Lanczos start.
+        Seeds the landmarks, the random features, the Lanczos start and the
+        randomized solver.
 
     Attributes
     ----------
@@ -432,20 +618,29 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         Eigenvalues ``μ_j = n λ_j`` of the centred (approximate) kernel matrix,
         in decreasing order; ``λ_j`` is the variance of the scores with the
         ``1/n`` of the feature-space covariance (eq. ``eq-kpca-dual``).
+        Those of zero variance are exactly 0.
     explained_variance_ : ndarray of shape (n_components_,)
         ``μ_j / (n - 1)``, with the ``1/(n - 1)`` of :class:`pcalib.PCA`, so
         that the linear kernel reproduces PCA's ``explained_variance_``.
     explained_variance_ratio_ : ndarray of shape (n_components_,)
-        ``μ_j / trace(K̃)``: the share of the total feature-space variance.
+        ``μ_j / trace(K̃)``: the share of the total feature-space variance
+        (0 when the centred kernel is zero).
     eigenvectors_ : ndarray of shape (n_samples, n_components_)
-        Unit eigenvectors ``e_j`` of ``K̃`` (exact mode only).
-    dual_coef_ : ndarray of shape (n_samples, n_components_)
-        ``a_j = e_j / √μ_j``: scores are ``K̃_test @ dual_coef_`` (exact mode).
-    X_fit_ : ndarray of shape (n_samples, n_features)
-        A copy of the training data (exact mode).
+        Unit eigenvectors ``e_j`` of ``K̃`` (exact mode only); scores are
+        ``K̃_test @ a`` with ``a_j = e_j / √μ_j``
+        (:func:`normalized_dual_coefficients`).
+    X_fit_ : ndarray or sparse matrix of shape (n_samples, n_features)
+        A copy of the training data (exact mode); the training kernel matrix
+        when ``kernel="precomputed"``.
     kernel_column_means_ : ndarray of shape (n_samples,)
     kernel_mean_ : float
         Training statistics used to centre test kernels (exact mode).
+    dual_coef_ : ndarray of shape (n_samples, n_features)
+        Coefficients ``A`` of the learned pre-image, ``(K_z + α I) A = X``
+        (when ``fit_inverse_transform=True``).
+    X_transformed_fit_ : ndarray of shape (n_samples, n_components_)
+        Training scores ``z_i``, the inputs of the pre-image regression (when
+        ``fit_inverse_transform=True``).
     landmarks_ : ndarray of shape (n_landmarks_, n_features)
         Nyström landmarks (Nyström mode).
     feature_map_ : ndarray of shape (n_landmarks_, r)
@@ -460,11 +655,16 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     components_ : ndarray of shape (n_components_, m)
         Principal axes in the explicit feature space (approximate modes).
     gamma_ : float or None
-        The ``γ`` used (None for the linear kernel and callables).
-    eigen_solver_ : {"dense", "arpack"}
+        The ``γ`` used (None for the linear kernel, callables and precomputed
+        kernels).
+    eigen_solver_ : {"dense", "arpack", "randomized"}
         The eigensolver chosen (what ``"auto"`` stands for); ``"dense"`` in
         the approximate modes.
+    iterated_power_ : int
+        Power iterations of the randomized solver (what ``"auto"`` stands
+        for); 0 when ``eigen_solver_`` is not ``"randomized"``.
     n_components_, n_samples_, n_features_in_ : int
+        ``n_features_in_`` is ``n_samples`` for a precomputed kernel.
     n_landmarks_ : int
         Landmarks used (Nyström mode).
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -489,10 +689,14 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         bandwidth=None,
         degree=3,
         coef0=1.0,
+        alpha=1.0,
+        fit_inverse_transform=False,
+        eigen_solver="auto",
+        iterated_power="auto",
+        remove_zero_eig=False,
         approximation="exact",
         n_landmarks=300,
         n_random_features=300,
-        eigen_solver="auto",
         random_state=None,
     ):
         self.n_components = n_components
@@ -501,10 +705,14 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self.bandwidth = bandwidth
         self.degree = degree
         self.coef0 = coef0
+        self.alpha = alpha
+        self.fit_inverse_transform = fit_inverse_transform
+        self.eigen_solver = eigen_solver
+        self.iterated_power = iterated_power
+        self.remove_zero_eig = remove_zero_eig
         self.approximation = approximation
         self.n_landmarks = n_landmarks
         self.n_random_features = n_random_features
-        self.eigen_solver = eigen_solver
         self.random_state = random_state
 
     def fit(self, X, y=None):
@@ -512,8 +720,9 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data, ``n_samples ≥ 2``.
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+            Training data, ``n_samples ≥ 2``; with ``kernel="precomputed"``,
+            the kernel matrix of shape (n_samples, n_samples).
         y : None
             Ignored.
 
@@ -533,23 +742,19 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data, ``n_samples ≥ 2``.
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+            Training data, ``n_samples ≥ 2``; with ``kernel="precomputed"``,
+            the kernel matrix of shape (n_samples, n_samples).
         y : None
             Ignored.
 
         Returns
         -------
         Z : ndarray of shape (n_samples, n_components_)
+            float32 for float32 input, float64 otherwise.
         """
         self._check_parameters()
-        X_checked = as_float_matrix(X, name="X", min_samples=2)
-        if np.all(X_checked == X_checked[0]):
-            raise ValueError(
-                "X has zero variance in every feature: all samples are equal, so they "
-                "coincide in the feature space of any kernel and kernel PCA has no "
-                "direction of variance."
-            )
+        X_checked = self._check_training_data(X)
         n_samples, n_features = X_checked.shape
         gamma = self._resolve_gamma(n_features)
         rng = as_generator(self.random_state)
@@ -559,14 +764,20 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             fitted, scores = self._fit_nystrom(X_checked, gamma, rng)
         else:
             fitted, scores = self._fit_rff(X_checked, gamma, rng)
+        if self.fit_inverse_transform:
+            fitted["dual_coef_"] = self._fit_pre_image(scores, X_checked, gamma)
+            fitted["X_transformed_fit_"] = scores.copy()
         validate_data(self, X, reset=True, skip_check_array=True)
+        for name in ("dual_coef_", "X_transformed_fit_"):
+            if hasattr(self, name) and name not in fitted:
+                delattr(self, name)
         for name, value in fitted.items():
             setattr(self, name, value)
         self.gamma_ = gamma
         self.n_samples_ = n_samples
         self.n_components_ = scores.shape[1]
         self.explained_variance_ = self.eigenvalues_ / (n_samples - 1)
-        return scores
+        return scores.astype(result_dtype(X), copy=False)
 
     def _check_parameters(self):
         """Validate the constructor arguments (scikit-learn defers this to fit).
@@ -574,7 +785,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         ``n_components`` is checked by each mode against its own upper bound.
         """
         if not callable(self.kernel):
-            check_option(self.kernel, name="kernel", allowed=KERNELS)
+            check_option(self.kernel, name="kernel", allowed=(*KERNELS, "precomputed"))
         check_option(self.approximation, name="approximation", allowed=APPROXIMATIONS)
         check_option(self.eigen_solver, name="eigen_solver", allowed=EIGEN_SOLVERS)
         check_positive_int(self.n_landmarks, name="n_landmarks")
@@ -586,13 +797,62 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         if self.bandwidth is not None:
             check_positive_float(self.bandwidth, name="bandwidth")
         check_finite_float(self.coef0, name="coef0")
+        check_non_negative_float(self.alpha, name="alpha")
+        check_bool(self.fit_inverse_transform, name="fit_inverse_transform")
+        check_bool(self.remove_zero_eig, name="remove_zero_eig")
+        if isinstance(self.iterated_power, str):
+            check_option(self.iterated_power, name="iterated_power", allowed=("auto",))
+        else:
+            check_non_negative_int(self.iterated_power, name="iterated_power")
         if self.approximation == "rff" and self.kernel != "rbf":
             raise ValueError(
                 f"approximation='rff' needs kernel='rbf', got kernel={self.kernel!r}: "
                 "pcalib's random Fourier features sample the Gaussian kernel's "
                 "spectral density. Use approximation='nystrom' for other kernels."
             )
+        if self.kernel == "precomputed" and self.approximation != "exact":
+            raise ValueError(
+                f"approximation={self.approximation!r} needs the data X to build its "
+                "features, not a precomputed kernel matrix; use approximation='exact' "
+                "with kernel='precomputed'."
+            )
+        if self.kernel == "precomputed" and self.fit_inverse_transform:
+            raise ValueError(
+                "Cannot fit_inverse_transform with a precomputed kernel: the pre-image "
+                "regression maps the scores back to the data X, which a kernel matrix "
+                "does not contain."
+            )
         as_generator(self.random_state)
+
+    def _check_training_data(self, X):
+        """``X`` (or the precomputed kernel matrix) as float64, validated."""
+        if self.kernel != "precomputed":
+            return as_kernel_input(X, name="X", min_samples=2)
+        K = as_float_matrix(dense(X), name="X", min_samples=2)
+        if K.shape[0] != K.shape[1]:
+            raise ValueError(
+                "with kernel='precomputed', X is the kernel matrix of the training points "
+                f"and must be square, of shape (n_samples, n_samples); got shape {K.shape}."
+            )
+        return symmetric_part(K)
+
+    def _check_new_data(self, X):
+        """``X`` given to ``transform``, validated against the training data."""
+        check_fitted(self, "eigenvalues_")
+        if self.kernel != "precomputed":
+            X_checked = as_kernel_input(X, name="X")
+            validate_data(self, X, reset=False, skip_check_array=True)
+            return X_checked
+        K_test = as_float_matrix(dense(X), name="X")
+        if K_test.shape[1] != self.n_samples_:
+            raise ValueError(
+                f"X has {K_test.shape[1]} features, but KernelPCA is expecting "
+                f"{self.n_samples_} features as input: with kernel='precomputed', transform "
+                f"takes the kernel between the new points and the {self.n_samples_} "
+                f"training points, of shape (n_new, {self.n_samples_})."
+            )
+        validate_data(self, X, reset=False, skip_check_array=True)
+        return K_test
 
     def _resolve_gamma(self, n_features):
         """``γ`` for the RBF and polynomial kernels, None for the others."""
@@ -610,28 +870,38 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             X, Y, kernel=self.kernel, gamma=gamma, degree=self.degree, coef0=self.coef0
         )
 
+    def _kernel_scale(self, K, X, gamma):
+        """A bound on ``‖K‖₂`` to which the rounding error of ``K̃`` is relative."""
+        scale = K.shape[0] * np.abs(K).max()
+        if self.kernel == "rbf":
+            # exp(-γ D) inherits the cancellation error of D, eps (‖x‖² + ‖y‖²)
+            # with the norms of the points as squared_distances shifts them, times γ
+            shift = distance_frame(X)
+            X_shifted = X - shift if shift.any() else X
+            scale *= 1.0 + 4.0 * gamma * squared_row_norms(X_shifted).max()
+        return scale
+
     def _fit_exact(self, X, gamma, rng):
         """Exact kernel PCA: eigenpairs of the centred ``n × n`` kernel."""
         n = X.shape[0]
         k = check_n_components(self.n_components, n, upper_name="the number of training samples")
-        K = self._kernel(X, X, gamma)
-        scale = n * np.abs(K).max()  # bounds ‖K‖₂: rounding in K̃ is relative to it
-        if self.kernel == "rbf":
-            # exp(-γ D) inherits the cancellation error of D, eps (‖x‖² + ‖y‖²)
-            # with the norms of the shifted data (squared_distances), times γ
-            X_shifted = X - X.mean(axis=0)
-            scale *= 1.0 + 4.0 * gamma * np.einsum("ij,ij->i", X_shifted, X_shifted).max()
+        precomputed = self.kernel == "precomputed"
+        K = X if precomputed else self._kernel(X, X, gamma)
+        scale = self._kernel_scale(K, X, gamma)
         K_centered, column_means, mean = center_kernel(K)
         del K
         solver = self.eigen_solver
         if solver == "auto":
             solver = choose_eigen_solver(n, k)
-        elif k == n:
+        elif solver == "arpack" and k == n:
             solver = "dense"  # Lanczos needs k < n (see top_eigenpairs)
+        iterated_power = 0
+        if solver == "randomized":
+            iterated_power = resolve_iterated_power(self.iterated_power, k, K_centered.shape)
         eigenvalues, eigenvectors = top_eigenpairs(
-            K_centered, k, eigen_solver=solver, random_state=rng
+            K_centered, k, eigen_solver=solver, iterated_power=iterated_power, random_state=rng
         )
-        keep_positive = self.n_components is None
+        keep_positive = self.remove_zero_eig or self.n_components is None
         rank = positive_part(
             eigenvalues,
             K_centered.shape,
@@ -650,13 +920,11 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             "kernel_mean_": mean,
             "eigenvalues_": eigenvalues,
             "eigenvectors_": eigenvectors,
-            "dual_coef_": normalized_dual_coefficients(eigenvalues, eigenvectors, rank),
-            "explained_variance_ratio_": eigenvalues / np.trace(K_centered),
+            "explained_variance_ratio_": variance_ratio(eigenvalues, np.trace(K_centered)),
             "eigen_solver_": solver,
+            "iterated_power_": iterated_power,
         }
-        scores = eigenvectors * np.sqrt(eigenvalues)
-        scores[:, rank:] = 0.0
-        return fitted, scores
+        return fitted, eigenvectors * np.sqrt(eigenvalues)
 
     def _fit_nystrom(self, X, gamma, rng):
         """Nyström kernel PCA: linear PCA of ``Φ = K_nL U_r S_r^{-1/2}``."""
@@ -696,7 +964,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 
     def _fit_features(self, Phi, n_components, fitted):
         """PCA of explicit features ``Phi`` (overwritten); adds its attributes to ``fitted``."""
-        keep_positive = self.n_components is None
+        keep_positive = self.remove_zero_eig or self.n_components is None
         mean, components, eigenvalues, total, scores = principal_axes_of_features(
             Phi, n_components, warn=not keep_positive
         )
@@ -708,10 +976,24 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             feature_mean_=mean,
             components_=components,
             eigenvalues_=eigenvalues,
-            explained_variance_ratio_=eigenvalues / total,
+            explained_variance_ratio_=variance_ratio(eigenvalues, total),
             eigen_solver_="dense",
+            iterated_power_=0,
         )
         return fitted, scores
+
+    def _fit_pre_image(self, Z, X, gamma):
+        """Coefficients of the learned pre-image (:func:`learned_pre_image_coefficients`)."""
+        try:
+            return learned_pre_image_coefficients(
+                Z, dense(X), lambda A, B: self._kernel(A, B, gamma), self.alpha
+            )
+        except np.linalg.LinAlgError as error:
+            raise ValueError(
+                f"the pre-image regression failed: K_z + alpha I, with K_z the kernel "
+                f"matrix of the scores, is not positive definite (alpha={self.alpha}; "
+                f"{error}). Increase alpha."
+            ) from error
 
     def _features(self, X):
         """Explicit approximate features of new points (approximate modes)."""
@@ -722,28 +1004,99 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     def transform(self, X):
         """Scores of new points (eq. ``eq-kpca-project``).
 
-        Exact mode: ``K̃_test @ dual_coef_``, with the test kernel centred by
-        the training statistics. Approximate modes: the centred explicit
-        features times ``components_.T``.
+        Exact mode: ``K̃_test @ a``, with the test kernel centred by the
+        training statistics and ``a = e / √μ``
+        (:func:`normalized_dual_coefficients`). Approximate modes: the centred
+        explicit features times ``components_.T``.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features_in_)
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features_in_)
+            New points; with ``kernel="precomputed"``, their kernel against
+            the training points, of shape (n_samples, n_samples_ of the fit).
 
         Returns
         -------
         Z : ndarray of shape (n_samples, n_components_)
+            float32 for float32 input, float64 otherwise.
         """
-        X_checked = check_new_data(self, X, fitted_attribute="eigenvalues_")
+        X_checked = self._check_new_data(X)
         if self.approximation == "exact":
-            K_test = self._kernel(X_checked, self.X_fit_, self.gamma_)
+            if self.kernel == "precomputed":
+                K_test = X_checked
+            else:
+                K_test = self._kernel(X_checked, self.X_fit_, self.gamma_)
             K_test_centered = center_test_kernel(
                 K_test, self.kernel_column_means_, self.kernel_mean_
             )
-            return K_test_centered @ self.dual_coef_
-        return (self._features(X_checked) - self.feature_mean_) @ self.components_.T
+            Z = K_test_centered @ normalized_dual_coefficients(
+                self.eigenvalues_, self.eigenvectors_
+            )
+        else:
+            Z = (self._features(X_checked) - self.feature_mean_) @ self.components_.T
+        return Z.astype(result_dtype(X), copy=False)
+
+    def inverse_transform(self, X):
+        """Learned pre-images of scores (eq. ``eq-kpca-preimage``).
+
+        ``x̂(z) = Σ_i dual_coef_[i] k(z, z_i)``, the kernel ridge regression
+        learned by ``fit`` from the training scores ``z_i`` to the training
+        points. Like scikit-learn's, it reconstructs from the *centred*
+        kernel: with the linear kernel and ``alpha → 0`` it returns PCA's
+        reconstruction without the mean of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_components_)
+            Scores, e.g. from :meth:`transform`.
+
+        Returns
+        -------
+        X_original : ndarray of shape (n_samples, n_features_in_)
+            float32 for float32 input, float64 otherwise.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            The estimator was not fitted with ``fit_inverse_transform=True``.
+        """
+        if not hasattr(self, "dual_coef_"):
+            raise NotFittedError(
+                "The fit_inverse_transform parameter was not set to True when "
+                "instantiating and hence the inverse transform is not available."
+            )
+        Z = as_float_matrix(X, name="X")
+        if Z.shape[1] != self.n_components_:
+            raise ValueError(
+                f"X has {Z.shape[1]} columns but inverse_transform expects scores on "
+                f"the n_components_ = {self.n_components_} components."
+            )
+        K = self._kernel(Z, self.X_transformed_fit_, self.gamma_)
+        return (K @ self.dual_coef_).astype(result_dtype(X), copy=False)
+
+    def __sklearn_tags__(self):
+        """Sparse input, float32 kept, and pairwise input for a precomputed kernel."""
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
 
     @property
     def _n_features_out(self):
         """Number of output features, used by ``get_feature_names_out``."""
         return self.eigenvalues_.shape[0]
+
+
+def dense(X):
+    """``X`` itself, or as a dense array when it is a sparse matrix (a kernel matrix).
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix
+
+    Returns
+    -------
+    array-like
+    """
+    return X.toarray() if scipy.sparse.issparse(X) else X

@@ -13,15 +13,23 @@ in a few vectorised NumPy operations:
   (eq. ``eq-kpca-rbf``); give either ``gamma`` or the bandwidth ``σ``;
 * :func:`kernel_matrix`: the dispatcher used by :class:`pcalib.KernelPCA`,
   which names them ``"linear"``, ``"poly"`` and ``"rbf"`` (scikit-learn's
-  names) and also accepts a user callable ``kernel(X, Y) -> K``.
+  names) and also accepts a user callable, called as ``kernel(x, y)`` on two
+  rows, returning a float, as in scikit-learn: one call per entry of ``K``.
 
-Like scikit-learn, ``gamma=None`` means ``1 / n_features``.
+Like scikit-learn, ``gamma=None`` means ``1 / n_features``, and the named
+kernels accept a ``scipy.sparse`` matrix for ``X`` or ``Y`` (the kernel matrix
+they return is dense).
 """
 
+import math
+import numbers
+
 import numpy as np
+import scipy.sparse
 
 from ._validation import (
     as_float_matrix,
+    check_finite,
     check_finite_float,
     check_option,
     check_positive_float,
@@ -33,12 +41,50 @@ __all__ = ["kernel_matrix", "linear_kernel", "polynomial_kernel", "rbf_kernel"]
 KERNELS = ("linear", "poly", "rbf")
 
 
+def as_kernel_input(X, *, name="X", min_samples=1):
+    """``X`` as a float64 array, or as a float64 CSR matrix when it is sparse.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+    name : str, default="X"
+        Name of the argument, for the error messages.
+    min_samples : int, default=1
+        Smallest number of rows accepted.
+
+    Returns
+    -------
+    X : ndarray or scipy.sparse CSR matrix of shape (n_samples, n_features), dtype float64
+        Dense input is checked by :func:`pcalib._validation.as_float_matrix`;
+        sparse input is converted (a copy) and its stored entries are checked
+        to be finite.
+    """
+    if not scipy.sparse.issparse(X):
+        return as_float_matrix(X, name=name, min_samples=min_samples)
+    if X.ndim != 2 or X.shape[0] < min_samples or X.shape[1] < 1:
+        raise ValueError(
+            f"{name} must be a 2-D sparse matrix with at least {min_samples} row(s) and "
+            f"one column; got shape {X.shape}."
+        )
+    if X.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers; got a sparse matrix of dtype {X.dtype}.")
+    X = X.tocsr().astype(np.float64)
+    check_finite(X.data[np.newaxis, :], name=name)
+    return X
+
+
 def _check_pair(X, Y):
-    """Validate ``X`` and ``Y`` (``Y=None`` means ``Y = X``); return both as arrays."""
-    X = as_float_matrix(X, name="X")
+    """Validate ``X`` and ``Y``; return both as arrays.
+
+    ``Y=None`` or ``Y is X`` means ``Y = X``, and then the same array is
+    returned twice, which tells a callable kernel that ``K`` is symmetric.
+    """
+    if Y is X:
+        Y = None
+    X = as_kernel_input(X, name="X")
     if Y is None:
         return X, X
-    Y = as_float_matrix(Y, name="Y")
+    Y = as_kernel_input(Y, name="Y")
     if X.shape[1] != Y.shape[1]:
         raise ValueError(
             f"X has {X.shape[1]} features but Y has {Y.shape[1]}: a kernel compares "
@@ -84,24 +130,77 @@ def resolve_gamma(gamma, bandwidth, n_features):
     return 1.0 / n_features
 
 
+def inner_products(X, Y):
+    """The dense matrix ``X Yᵀ`` of inner products, for arrays or sparse matrices.
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse matrix of shape (n, d)
+    Y : ndarray or scipy.sparse matrix of shape (m, d)
+
+    Returns
+    -------
+    K : ndarray of shape (n, m)
+    """
+    K = X @ Y.T
+    return K.toarray() if scipy.sparse.issparse(K) else np.asarray(K)
+
+
+def squared_row_norms(X):
+    """``‖x_i‖²`` for every row of an array or a sparse matrix.
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse matrix of shape (n, d)
+
+    Returns
+    -------
+    ndarray of shape (n,)
+    """
+    if scipy.sparse.issparse(X):
+        return np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    return np.einsum("ij,ij->i", X, X)
+
+
+def distance_frame(X):
+    """The shift by which :func:`squared_distances` moves the points first.
+
+    The mean of ``X`` for an array; 0 for a sparse matrix, which shifting
+    would make dense.
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse matrix of shape (n, d)
+
+    Returns
+    -------
+    ndarray of shape (d,)
+    """
+    if scipy.sparse.issparse(X):
+        return np.zeros(X.shape[1])
+    return X.mean(axis=0)
+
+
 def squared_distances(X, Y):
     """Matrix of squared Euclidean distances ``‖x_i - y_j‖²`` (n × m).
 
     Uses ``‖x‖² + ‖y‖² - 2 ⟨x, y⟩``, one matrix product, and clips the tiny
     negative values that rounding can produce; when ``Y is X`` the diagonal is
     set to exactly 0. The difference loses about ``eps · (‖x‖² + ‖y‖²)`` to
-    cancellation, so both sets are first shifted by the mean of ``X``: the
-    distances do not change, and the norms, hence the loss, shrink to the
-    spread of the data instead of its distance from the origin.
+    cancellation, so both sets are first shifted by the mean of ``X``
+    (:func:`distance_frame`): the distances do not change, and the norms,
+    hence the loss, shrink to the spread of the data instead of its distance
+    from the origin. Sparse matrices are not shifted, so as to stay sparse.
     """
     same = Y is X
-    shift = X.mean(axis=0)
-    X = X - shift
-    Y = X if same else Y - shift
-    D = X @ Y.T
+    shift = distance_frame(X)
+    if shift.any():
+        X = X - shift
+        Y = X if same else Y - shift
+    D = inner_products(X, Y)
     D *= -2.0
-    D += np.einsum("ij,ij->i", X, X)[:, np.newaxis]
-    D += np.einsum("ij,ij->i", Y, Y)[np.newaxis, :]
+    D += squared_row_norms(X)[:, np.newaxis]
+    D += squared_row_norms(Y)[np.newaxis, :]
     np.maximum(D, 0.0, out=D)
     if same:
         np.fill_diagonal(D, 0.0)
@@ -113,15 +212,15 @@ def linear_kernel(X, Y=None):
 
     Parameters
     ----------
-    X : array-like of shape (n, d)
-    Y : array-like of shape (m, d), default=None (means ``X``)
+    X : array-like or scipy.sparse matrix of shape (n, d)
+    Y : array-like or scipy.sparse matrix of shape (m, d), default=None (means ``X``)
 
     Returns
     -------
     K : ndarray of shape (n, m)
     """
     X, Y = _check_pair(X, Y)
-    return X @ Y.T
+    return inner_products(X, Y)
 
 
 def polynomial_kernel(X, Y=None, *, degree=3, gamma=None, coef0=1.0):
@@ -129,8 +228,8 @@ def polynomial_kernel(X, Y=None, *, degree=3, gamma=None, coef0=1.0):
 
     Parameters
     ----------
-    X : array-like of shape (n, d)
-    Y : array-like of shape (m, d), default=None (means ``X``)
+    X : array-like or scipy.sparse matrix of shape (n, d)
+    Y : array-like or scipy.sparse matrix of shape (m, d), default=None (means ``X``)
     degree : int, default=3
         The power ``p ≥ 1``.
     gamma : float, default=None
@@ -147,7 +246,7 @@ def polynomial_kernel(X, Y=None, *, degree=3, gamma=None, coef0=1.0):
     degree = check_positive_int(degree, name="degree")
     gamma = resolve_gamma(gamma, None, X.shape[1])
     coef0 = check_finite_float(coef0, name="coef0")
-    K = X @ Y.T
+    K = inner_products(X, Y)
     with np.errstate(over="ignore", invalid="ignore"):  # checked just below
         K *= gamma
         K += coef0
@@ -165,8 +264,8 @@ def rbf_kernel(X, Y=None, *, gamma=None, bandwidth=None):
 
     Parameters
     ----------
-    X : array-like of shape (n, d)
-    Y : array-like of shape (m, d), default=None (means ``X``)
+    X : array-like or scipy.sparse matrix of shape (n, d)
+    Y : array-like or scipy.sparse matrix of shape (m, d), default=None (means ``X``)
     gamma : float, default=None
         ``γ > 0``. None (and no ``bandwidth``) means ``1 / d``.
     bandwidth : float, default=None
@@ -190,13 +289,16 @@ def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=None, bandwidth=None, degree
 
     Parameters
     ----------
-    X : array-like of shape (n, d)
-    Y : array-like of shape (m, d), default=None (means ``X``)
+    X : array-like or scipy.sparse matrix of shape (n, d)
+    Y : array-like or scipy.sparse matrix of shape (m, d), default=None (means ``X``)
     kernel : {"linear", "poly", "rbf"} or callable, default="rbf"
         ``"poly"`` (scikit-learn's name) is :func:`polynomial_kernel`. A
-        callable is called as ``kernel(X, Y)`` on two float arrays and must
-        return the ``n × m`` matrix of kernel values (vectorised, not one pair
-        at a time); wrap extra parameters with ``functools.partial``.
+        callable is called as ``kernel(x, y)`` on two rows, returning a float,
+        as in scikit-learn: ``K[i, j] = kernel(x_i, y_j)`` with ``x_i`` and
+        ``y_j`` 1-D float64 arrays of length ``d`` (1 × d sparse matrices when
+        the input is sparse). For ``Y`` None only the upper triangle of the
+        symmetric ``K`` is computed, and ``k(x_{i+1}, x_i) = k(x_i, x_{i+1})``
+        is checked. Wrap extra parameters with ``functools.partial``.
     gamma, bandwidth, degree, coef0
         Parameters of the named kernels (see :func:`rbf_kernel` and
         :func:`polynomial_kernel`); checked always, used by their kernel only.
@@ -222,24 +324,63 @@ def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=None, bandwidth=None, degree
 
 
 def _call_user_kernel(kernel, X, Y):
-    """Call a user kernel and check that it returned a finite (n × m) matrix."""
-    name = getattr(kernel, "__name__", type(kernel).__name__)
-    K = np.asarray(kernel(X, Y))
-    expected = (X.shape[0], Y.shape[0])
-    if K.shape != expected or K.dtype.kind not in "biuf":
+    """``K[i, j] = kernel(x_i, y_j)``, one call per pair of rows (scikit-learn's convention).
+
+    When ``Y is X``, ``K`` is symmetric: its upper triangle is computed and
+    mirrored, and the ``n - 1`` pairs ``(x_{i+1}, x_i)`` are evaluated as well
+    to refuse a callable that is not symmetric.
+    """
+    rows_X, rows_Y = _rows(X), _rows(Y)
+    if Y is not X:
+        return np.array([[_kernel_value(kernel, x, y) for y in rows_Y] for x in rows_X])
+    n = len(rows_X)
+    K = np.zeros((n, n))
+    for i in range(n):
+        K[i, i:] = [_kernel_value(kernel, rows_X[i], y) for y in rows_X[i:]]
+    K += np.triu(K, 1).T
+    above = np.diagonal(K, 1)
+    below = np.array([_kernel_value(kernel, rows_X[i + 1], rows_X[i]) for i in range(n - 1)])
+    if np.any(np.abs(above - below) > 1e-10 * np.abs(above) + 1e-12 * np.abs(K).max()):
         raise ValueError(
-            f"kernel {name} must return a real matrix of shape {expected} for "
-            f"inputs of {expected[0]} and {expected[1]} rows; it returned "
-            f"shape {K.shape}, dtype {K.dtype}. A kernel callable receives two "
-            "2-D arrays and compares every row of the first with every row of "
-            "the second."
-        )
-    K = np.asarray(K, dtype=np.float64)
-    if not np.isfinite(K).all():
-        raise ValueError(f"kernel {name} returned NaN or infinite values.")
-    if Y is X and not np.allclose(K, K.T, rtol=1e-10, atol=1e-12 * np.abs(K).max()):
-        raise ValueError(
-            f"kernel {name} returned a non-symmetric matrix for kernel(X, X): "
-            "a kernel must satisfy k(x, y) = k(y, x)."
+            f"kernel {_name(kernel)} is not symmetric: kernel(x, y) differs from "
+            "kernel(y, x) for two rows of X, so kernel(X, X) would be a non-symmetric "
+            "matrix; a kernel must satisfy k(x, y) = k(y, x)."
         )
     return K
+
+
+def _rows(X):
+    """The rows of ``X``: 1-D arrays, or 1 × d sparse matrices as scikit-learn passes them."""
+    if scipy.sparse.issparse(X):
+        return [X[[i], :] for i in range(X.shape[0])]
+    return list(X)
+
+
+def _name(kernel):
+    """The name of a callable, for error messages."""
+    return getattr(kernel, "__name__", type(kernel).__name__)
+
+
+def _kernel_value(kernel, x, y):
+    """``kernel(x, y)`` as a finite float, or a ValueError naming ``kernel``."""
+    value = kernel(x, y)
+    if isinstance(value, np.ndarray) and value.shape == ():
+        value = value[()]
+    if not isinstance(value, numbers.Real):
+        shape = getattr(value, "shape", None)
+        got = f"type {type(value).__name__}" + ("" if shape is None else f", shape {shape}")
+        raise ValueError(
+            f"kernel {_name(kernel)} must return a float for one pair of rows: it is "
+            "called as kernel(x, y) on two rows x and y, as in scikit-learn, not on "
+            f"whole matrices; it returned an object of {got}."
+        )
+    try:
+        value = float(value)
+    except OverflowError:  # an int beyond the float64 range
+        value = math.inf
+    if not math.isfinite(value):
+        raise ValueError(
+            f"kernel {_name(kernel)} returned {value} for a pair of rows; a kernel value "
+            "must be finite."
+        )
+    return value

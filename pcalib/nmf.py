@@ -4,11 +4,13 @@
 non-negative. ``W`` and ``H`` are the names of the field (Lee and Seung,
 scikit-learn): here ``W`` holds the coefficients of the samples, not the
 loading matrix (d × k) that ``W`` names in the rest of pcalib. The factors
-minimise
+minimise a β-divergence ``D_β(X | W H) = Σ_ij d_β(x_ij | (WH)_ij)``
+(eq. ``eq-nmf-beta``), of which
 
-* the Frobenius loss ``½ ‖X - W H‖²_F`` (eq. ``eq-nmf-frobenius``), or
-* the generalised Kullback–Leibler divergence
+* β = 2 is the Frobenius loss ``½ ‖X - W H‖²_F`` (eq. ``eq-nmf-frobenius``),
+* β = 1 the generalised Kullback–Leibler divergence
   ``Σ_ij x_ij log(x_ij / (WH)_ij) - x_ij + (WH)_ij`` (eq. ``eq-nmf-kl``),
+* β = 0 the Itakura–Saito divergence ``Σ_ij x_ij / (WH)_ij - log(x_ij / (WH)_ij) - 1``,
 
 plus the penalties ``λ₁ᵂ‖W‖₁ + λ₁ᴴ‖H‖₁ + ½ λ₂ᵂ‖W‖²_F + ½ λ₂ᴴ‖H‖²_F``
 (eq. ``eq-nmf-penalised``), whose weights come from scikit-learn's
@@ -18,8 +20,9 @@ plus the penalties ``λ₁ᵂ‖W‖₁ + λ₁ᴴ‖H‖₁ + ½ λ₂ᵂ‖W�
 Solvers, named as in scikit-learn: ``"cd"``, coordinate descent on the rows
 of each factor, which is HALS (hierarchical alternating least squares: exact
 minimisation over one row at a time, Frobenius only), usually the fastest;
-``"mu"``, the multiplicative updates of Lee and Seung (both losses; each
-update never increases the objective); and pcalib's ``"pg"``, projected
+``"mu"``, the multiplicative updates of Lee and Seung (every β; each
+update never increases the objective; for a general β with the exponent
+γ(β) of Févotte and Idier, :func:`mm_exponent`); and pcalib's ``"pg"``, projected
 gradient (Frobenius only), the simplest non-negative method. The problem is
 not convex: the solvers decrease the objective, and at best reach a
 stationary point (for HALS, every limit point is one while no component
@@ -34,39 +37,49 @@ by decreasing ``‖w_j‖ ‖h_j‖``; with penalties the scale is part of the
 objective and is left as fitted.
 
 Units: the factors are in units of ``√X`` and the objective in units of
-``X²`` (Frobenius) or ``X`` (KL). ``NMF`` fits ``X / 4ᵉ``, whose largest
-entry is near 1 (:func:`unit_exponent`), and multiplies the factors back by
-``2ᵉ``: powers of two, so the rescaling is exact, nothing overflows, and the
-constants of the algorithm (``TINY``, the tolerance, the start) are relative
-to the data. ``fit(c X)`` is therefore ``fit(X)`` rescaled.
+``Xᵝ`` (``d_β(c x | c y) = cᵝ d_β(x | y)``). ``NMF`` fits ``X / 4ᵉ``, whose
+largest entry is near 1 (:func:`unit_exponent`), and multiplies the factors
+back by ``2ᵉ``: powers of two, so the rescaling is exact, nothing overflows,
+and the constants of the algorithm (``TINY``, the tolerance, the start) are
+relative to the data. ``fit(c X)`` is therefore ``fit(X)`` rescaled.
+
+``X`` may be a ``scipy.sparse`` matrix: the Frobenius solvers use only the
+products ``X Hᵀ`` and ``Wᵀ X`` and never densify it. ``float32`` data give
+``float32`` results, computed in ``float64``.
 """
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
+import scipy.sparse
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils import check_array
 from sklearn.utils.validation import validate_data
 
 from ._linalg import randomized_svd
 from ._validation import (
     as_float_matrix,
     as_generator,
+    check_array_size,
     check_bool,
+    check_finite_float,
     check_fitted,
     check_fraction,
-    check_n_components,
     check_non_negative_float,
     check_option,
     check_positive_int,
     convergence_warning,
+    result_dtype,
 )
 from .factorization import small_decrease
 
 __all__ = ["NMF"]
 
-BETA_LOSSES = ("frobenius", "kullback-leibler")
+# β of the named losses (eq. eq-nmf-beta); beta_loss may also be any real β
+BETA_LOSSES = {"frobenius": 2.0, "kullback-leibler": 1.0, "itakura-saito": 0.0}
 SOLVERS = ("cd", "mu", "pg")
-INITS = ("random", "nndsvd", "nndsvda")
+INITS = ("random", "nndsvd", "nndsvda", "nndsvdar", "custom")
 # Added to denominators and arguments of logarithms so that zero rows,
 # zero columns and exact zeros never divide by zero. NMF runs on data whose
 # largest entry is near 1 (unit_exponent), so this is relative to the data.
@@ -85,18 +98,115 @@ EXTRAPOLATION_SHRINK = 1.5
 # projected Newton, and the size of Newton's temporaries per block of rows.
 WARM_SWEEPS = 10
 NEWTON_BLOCK = 4_000_000
+# Multiplicative updates for β ≤ 1 drive entries towards 0 geometrically
+# without reaching it. Entries of H (β ≤ 1) and of W (β < 1) below this are set
+# to 0 after each update, as scikit-learn does; the factors are of order 1 in
+# the units of the fit, so this is relative to the data, and zeros of X are
+# then reproduced exactly.
+MU_ZERO = np.finfo(np.float64).eps
 # NNDSVD entries below this times √σ₁, the largest an entry can be, are set
-# to zero (and filled, for "nndsvda").
+# to zero (and filled, for "nndsvda" and "nndsvdar").
 NNDSVD_ZERO = 1e-6
-# The degree p of each loss: scaling X and W H by c scales it by cᵖ.
-LOSS_DEGREE = {"frobenius": 2, "kullback-leibler": 1}
+# "nndsvdar" fills the zeros with |N(0, 1)| times this fraction of typical_entry,
+# as scikit-learn fills them with |N(0, 1)| mean(X) / 100
+NNDSVDAR_FILL = 0.01
+
+
+def beta_value(beta_loss):
+    """β of ``beta_loss``: 2, 1, 0 for the names of ``BETA_LOSSES``, else the number itself."""
+    return BETA_LOSSES[beta_loss] if isinstance(beta_loss, str) else float(beta_loss)
+
+
+def times_power_of_two(x, exponent):
+    """``x 2^exponent``: exact (``np.ldexp``) for an integer exponent; ``inf`` on overflow.
+
+    ``exponent`` is ``2 e β`` or a multiple, a fraction when β is one; 0 stays 0.
+    """
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        if float(exponent).is_integer() and abs(exponent) < 2**31:
+            return np.ldexp(x, int(exponent))
+        x = np.asarray(x, dtype=np.float64)
+        return np.where(x == 0, 0.0, x * np.exp2(exponent))
+
+
+def scaled_data(X, exponent):
+    """``X 2^exponent`` for an integer exponent, dense or sparse, exactly."""
+    if scipy.sparse.issparse(X):
+        X = X.copy()
+        X.data = np.ldexp(X.data, exponent)
+        return X
+    return np.ldexp(X, exponent)
+
+
+def largest_entry(X):
+    """The largest entry of the non-negative, non-empty ``X`` (dense or sparse)."""
+    return float(X.max()) if scipy.sparse.issparse(X) else float(X.max(initial=0.0))
+
+
+def as_data_matrix(X):
+    """``X`` as a finite float64 array or CSR matrix, and the dtype of the results.
+
+    ``float32`` data give ``float32`` results, as in scikit-learn. The fit
+    itself runs in ``float64``: the stopping rule compares decreases of the
+    objective down to ``tol`` (1e-6) times its start, below the resolution of
+    ``float32`` (6e-8 relative per operation, accumulated over sums of n d
+    terms), and the results, rounded once, are within half a ``float32`` ulp
+    of the ``float64`` fit of the same numbers.
+    """
+    dtype = result_dtype(X)
+    if scipy.sparse.issparse(X):
+        return check_array(X, accept_sparse="csr", dtype=np.float64), dtype
+    return as_float_matrix(X, name="X"), dtype
+
+
+def check_zeros_for_beta(X, beta):
+    """Refuse zeros in ``X`` for β ≤ 0, where ``d_β(0 | y)`` is infinite."""
+    if beta <= 0 and X.shape[0] * X.shape[1] > 0 and float(X.min()) == 0:
+        raise ValueError(
+            "When beta_loss <= 0 and X contains zeros, the solver may diverge. Please add "
+            "small values to X, or use a positive beta_loss: d_β(0 | y) is infinite for "
+            f"β <= 0 (here β = {beta:g})."
+        )
+
+
+def check_custom_factor(A, shape, *, name, dtype):
+    """Validate a factor given with ``init="custom"``, with scikit-learn's messages.
+
+    ``shape`` is the expected shape, ``dtype`` the dtype of ``X`` (float32 or
+    float64), which the factor must share. Returns it as a float64 array.
+    """
+    A_array = np.asarray(A) if A is not None else None
+    if A_array is None or A_array.ndim != 2:
+        raise ValueError(
+            f"init='custom' needs {name} as a 2-D array of shape {shape}; got "
+            f"{None if A_array is None else A_array.shape}."
+        )
+    for axis, which in ((0, "first"), (1, "second")):
+        if A_array.shape[axis] != shape[axis]:
+            raise ValueError(
+                f"Array with wrong {which} dimension passed to NMF (input {name}). "
+                f"Expected {shape[axis]}, but got {A_array.shape[axis]}."
+            )
+    A_checked = as_float_matrix(A_array, name=name)
+    check_non_negative(A_checked, name=name)
+    if A_checked.max() == 0:
+        raise ValueError(f"Array passed to NMF (input {name}) is full of zeros.")
+    if A_array.dtype != dtype:
+        raise TypeError(
+            f"H and W should have the same dtype as X. Got {name}.dtype = {A_array.dtype}; "
+            f"X gives {np.dtype(dtype)}."
+        )
+    return A_checked
 
 
 def check_non_negative(X, *, name="X"):
-    """Raise ``ValueError`` naming the smallest entry when ``X`` has a negative one."""
-    smallest = float(X.min(initial=0.0))
+    """Raise ``ValueError`` naming the smallest entry when ``X`` has a negative one.
+
+    ``X`` is a dense array or a sparse matrix.
+    """
+    smallest = float(X.min()) if X.shape[0] * X.shape[1] > 0 else 0.0
     if smallest < 0.0:
-        where = tuple(int(i) for i in np.unravel_index(np.argmin(X), X.shape))
+        where = tuple(int(i) for i in np.unravel_index(X.argmin(), X.shape))
         raise ValueError(
             f"Negative values in data passed to NMF: {name} must be non-negative; its "
             f"smallest entry is {smallest:.6g} at index {where}. Shift or clip the data, "
@@ -160,14 +270,17 @@ def penalties_in_units(penalties, W_exponent, H_exponent, objective_exponent):
     ``λ₁ᵂ‖W‖₁ = 2ᶜ (2ᵃ⁻ᶜ λ₁ᵂ) ‖W'‖₁`` and
     ``½ λ₂ᵂ‖W‖²_F = 2ᶜ ½ (2²ᵃ⁻ᶜ λ₂ᵂ) ‖W'‖²_F``, and likewise for ``H``: the
     problem in ``W', H'`` with the returned weights is the original one
-    divided by ``2ᶜ``. Multiplying by a power of 2 is exact.
+    divided by ``2ᶜ``. Multiplying by a power of 2 is exact; ``c = 2 e β``
+    is an integer unless β is a fraction.
 
     Parameters
     ----------
     penalties : Penalties
         ``(λ₁ᵂ, λ₁ᴴ, λ₂ᵂ, λ₂ᴴ)`` in the units of the data.
-    W_exponent, H_exponent, objective_exponent : int
-        ``a``, ``b`` and ``c``.
+    W_exponent, H_exponent : int
+        ``a`` and ``b``.
+    objective_exponent : float
+        ``c``.
 
     Returns
     -------
@@ -176,23 +289,22 @@ def penalties_in_units(penalties, W_exponent, H_exponent, objective_exponent):
         ``inf`` where they overflow.
     """
     a, b, c = W_exponent, H_exponent, objective_exponent
-    with np.errstate(over="ignore"):
-        return Penalties(
-            l1_W=float(np.ldexp(penalties.l1_W, a - c)),
-            l1_H=float(np.ldexp(penalties.l1_H, b - c)),
-            l2_W=float(np.ldexp(penalties.l2_W, 2 * a - c)),
-            l2_H=float(np.ldexp(penalties.l2_H, 2 * b - c)),
-        )
+    return Penalties(
+        l1_W=float(times_power_of_two(penalties.l1_W, a - c)),
+        l1_H=float(times_power_of_two(penalties.l1_H, b - c)),
+        l2_W=float(times_power_of_two(penalties.l2_W, 2 * a - c)),
+        l2_H=float(times_power_of_two(penalties.l2_H, 2 * b - c)),
+    )
 
 
 def unit_exponent(X):
     """``e`` such that the largest entry of ``X / 4ᵉ`` lies in [1/2, 2]; 0 when ``X = 0``.
 
     ``NMF`` fits ``X / 4ᵉ`` and multiplies ``W`` and ``H`` by ``2ᵉ``, the
-    objective by ``4ᵉᵖ`` (``p`` from ``LOSS_DEGREE``). ``X`` has passed
-    ``as_float_matrix``, so ``4ᵉ`` is a finite float.
+    objective by ``4ᵉᵝ``. ``X`` (dense or sparse) is finite, so ``4ᵉ`` is a
+    finite float.
     """
-    largest = float(X.max(initial=0.0))
+    largest = largest_entry(X)
     return 0 if largest <= 0.0 else int(np.round(np.log2(largest) / 2))
 
 
@@ -210,14 +322,70 @@ def penalty(W, H, penalties):
     )
 
 
-def objective(X, W, H, beta_loss, penalties=NO_PENALTIES):
-    """The loss (eq. ``eq-nmf-frobenius`` or ``eq-nmf-kl``) plus the penalties."""
-    WH = W @ H
-    if beta_loss == "frobenius":
-        value = 0.5 * float(np.sum((X - WH) ** 2))
+def objective(X, W, H, beta, penalties=NO_PENALTIES):
+    """The β-divergence ``D_β(X | W H)`` (eq. ``eq-nmf-beta``) plus the penalties.
+
+    ``X`` may be sparse for β = 2 (:func:`frobenius_loss`); it is dense otherwise.
+    """
+    if beta == 2:
+        value = frobenius_loss(X, W, H)
     else:
-        value = kl_divergence(X, WH)
+        value = beta_divergence(X, W @ H, beta)
     return value + penalty(W, H, penalties)
+
+
+def frobenius_loss(X, W, H):
+    """``½‖X - W H‖²_F`` from the residual, in blocks of rows.
+
+    A block of ``X`` is densified at a time, so a sparse ``X`` never is as a
+    whole, and the residual is formed entry by entry: for a near-exact fit
+    the formula of :func:`frobenius_from_products` would lose the digits of
+    the small loss to cancellation.
+    """
+    rows = max(1, NEWTON_BLOCK // max(X.shape[1], 1))
+    total = 0.0
+    for start in range(0, X.shape[0], rows):
+        block = X[start : start + rows]
+        if scipy.sparse.issparse(block):
+            block = block.toarray()
+        total += float(np.sum((block - W[start : start + rows] @ H) ** 2))
+    return 0.5 * total
+
+
+def beta_divergence_entries(X, WH, beta):
+    """``d_β(x_ij | (WH)_ij)`` entry by entry (eq. ``eq-nmf-beta``), dense ``X``.
+
+    ``WH`` is at least ``TINY`` where it divides or is raised to a power
+    below 1, as in the updates; ``0 log 0 = 0``.
+    """
+    if beta == 2:
+        return 0.5 * (X - WH) ** 2
+    WH = np.maximum(WH, TINY)
+    if beta == 1:
+        positive = X > 0
+        logs = np.zeros_like(X)
+        logs[positive] = X[positive] * np.log(X[positive] / WH[positive])
+        return logs - X + WH
+    if beta == 0:
+        ratio = X / WH
+        return ratio - np.log(ratio) - 1.0
+    return (X**beta + (beta - 1.0) * WH**beta - beta * X * WH ** (beta - 1.0)) / (
+        beta * (beta - 1.0)
+    )
+
+
+def beta_divergence(X, WH, beta):
+    """``D_β(X | WH) = Σ_ij d_β(x_ij | (WH)_ij)`` (eq. ``eq-nmf-beta``), dense ``X``.
+
+    ``d_β(x | y) = (xᵝ + (β - 1) yᵝ - β x yᵝ⁻¹) / (β (β - 1))`` for β ∉ {0, 1},
+    and its limits: ``x/y - log(x/y) - 1`` (Itakura–Saito) at β = 0,
+    ``x log(x/y) - x + y`` (:func:`kl_divergence`) at β = 1; β = 2 is
+    ``½ (x - y)²``. ``WH`` is at least ``TINY`` where it divides or is raised
+    to a negative power, as in the updates.
+    """
+    if beta == 1:
+        return kl_divergence(X, WH)
+    return float(np.sum(beta_divergence_entries(X, WH, beta)))
 
 
 def kl_divergence(X, WH):
@@ -228,6 +396,12 @@ def kl_divergence(X, WH):
         - X.sum()
         + WH.sum()
     )
+
+
+def squared_norm(X):
+    """``‖X‖²_F``, from the stored entries when ``X`` is sparse."""
+    entries = X.data if scipy.sparse.issparse(X) else X
+    return float(np.sum(entries * entries))
 
 
 def frobenius_from_products(X_squared_norm, WtX, H, WtW, HHt):
@@ -268,6 +442,40 @@ def multiplicative_update_kl(X, W, H, WH, l1_penalty, l2_penalty):
     numerator /= denominator
     numerator *= H
     return numerator
+
+
+def multiplicative_update_beta(X, W, H, WH, beta, l1_penalty, l2_penalty):
+    """Update of ``H`` for the β-divergence (eq. ``eq-nmf-mu-beta``), Févotte and Idier.
+
+    ``H ← H ∘ [Wᵀ((W H)^(β-2) ∘ X) / (Wᵀ (W H)^(β-1) + λ₁ + λ₂ H)]^γ``: the
+    negative part of the gradient over its positive part, raised to the power
+    ``γ = γ(β)`` of :func:`mm_exponent`, which makes the update the minimiser
+    of a function that majorises the objective, so that the objective never
+    increases. β = 2 and β = 1 (γ = 1) give :func:`multiplicative_update_frobenius`
+    and :func:`multiplicative_update_kl`. ``WH`` is ``W @ H``, kept at least
+    ``TINY`` where it is raised to a negative power.
+
+    Returns the new ``H`` (k × d).
+    """
+    WH = np.maximum(WH, TINY)
+    numerator = W.T @ (X * WH ** (beta - 2.0))
+    denominator = W.T @ WH ** (beta - 1.0) + l1_penalty + l2_penalty * H + TINY
+    return H * (numerator / denominator) ** mm_exponent(beta)
+
+
+def mm_exponent(beta):
+    """γ(β) of Févotte and Idier (2011): ``1/(2 - β)`` for β < 1, 1 on [1, 2], ``1/(β - 1)`` above.
+
+    On [1, 2] the β-divergence is convex in ``y`` and the plain ratio of the
+    gradient's parts minimises the majorising function; outside, its concave
+    part has to be bounded by a tangent, and the minimiser is that ratio to
+    the power γ(β) < 1.
+    """
+    if beta < 1:
+        return 1.0 / (2.0 - beta)
+    if beta > 2:
+        return 1.0 / (beta - 1.0)
+    return 1.0
 
 
 def hals_update(H, A, B, l1_penalty, l2_penalty):
@@ -318,21 +526,23 @@ def projected_gradient_update(H, A, B, l1_penalty, l2_penalty):
     return np.maximum(H - gradient / lipschitz, 0.0)
 
 
-def nndsvd(X, k, *, fill_zeros=False):
+def nndsvd(X, k, *, fill_zeros=None, random_state=None):
     """Non-negative double SVD start of Boutsidis and Gallopoulos (eq. ``eq-nmf-nndsvd``).
 
     For each of the top ``k`` singular triplets ``(σ, u, v)``, keep the positive
     or the negative parts of ``u`` and ``v``, whichever pair has the larger
     product of norms, scaled by ``√σ``. Entries below ``NNDSVD_ZERO √σ₁`` (no
-    entry exceeds ``√σ₁``) count as zeros. ``fill_zeros`` (``"nndsvda"``)
+    entry exceeds ``√σ₁``) count as zeros. ``fill_zeros="nndsvda"``
     replaces the zeros by :func:`typical_entry`, ``√(mean(X) / k)``, which
     multiplicative updates need, since they can never move an entry away
-    from 0. Both are in units of ``√X``, so ``nndsvd(c X)`` is ``√c``
-    times ``nndsvd(X)``. scikit-learn's NNDSVD is a different start: it takes
-    the triplets from a randomized SVD, fills with the mean of ``X`` and uses
-    the absolute threshold ``1e-6``, which depend on the units of ``X``; to
-    start both libraries from the same factors, pass this function's output to
-    scikit-learn with ``init="custom"``.
+    from 0; ``"nndsvdar"`` by ``|N(0, 1)|`` times ``NNDSVDAR_FILL`` times
+    that entry, drawn from ``random_state``. All are in units of ``√X``, so
+    ``nndsvd(c X)`` is ``√c`` times ``nndsvd(X)``. scikit-learn's NNDSVD is
+    a different start: it takes the triplets from a randomized SVD, fills
+    with the mean of ``X`` (over 100, at random, for ``"nndsvdar"``) and
+    uses the absolute threshold ``1e-6``, which depend on the units of
+    ``X``; to start both libraries from the same factors, pass this
+    function's output to scikit-learn with ``init="custom"``.
 
     Returns
     -------
@@ -359,10 +569,15 @@ def nndsvd(X, k, *, fill_zeros=False):
     zero = NNDSVD_ZERO * np.sqrt(s[0])
     W[W < zero] = 0.0
     H[H < zero] = 0.0
-    if fill_zeros:
-        fill = typical_entry(X, k)
+    fill = typical_entry(X, k)
+    if fill_zeros == "nndsvda":
         W[W == 0] = fill
         H[H == 0] = fill
+    elif fill_zeros == "nndsvdar":
+        rng = as_generator(random_state)
+        for factor in (W, H):
+            zeros = factor == 0
+            factor[zeros] = NNDSVDAR_FILL * fill * np.abs(rng.standard_normal(zeros.sum()))
     return W, H
 
 
@@ -370,9 +585,10 @@ def top_singular_triplets(X, k):
     """``U`` (n × k), ``s`` (k,), ``Vt`` (k × d) of the top ``k`` singular triplets.
 
     A full SVD up to ``min(n, d) = FULL_SVD_MAX``, a randomized one (seed 0)
-    beyond; NumPy's LAPACK either way, as the updates use NumPy's BLAS.
+    beyond and for a sparse ``X``, which it only multiplies; NumPy's LAPACK
+    either way, as the updates use NumPy's BLAS.
     """
-    if min(X.shape) <= FULL_SVD_MAX:
+    if min(X.shape) <= FULL_SVD_MAX and not scipy.sparse.issparse(X):
         U, s, Vt = np.linalg.svd(X, full_matrices=False)
         return U[:, :k], s[:k], Vt[:k]
     return randomized_svd(X, k, random_state=0)
@@ -456,7 +672,7 @@ def frobenius_iterations(X, W, H, *, solver, penalties, max_iter, tol, extrapola
         "mu": multiplicative_update_frobenius,
         "pg": projected_gradient_update,
     }[solver]
-    X_squared_norm = float(np.sum(X * X))
+    X_squared_norm = squared_norm(X)
     HHt = H @ H.T
     loss = frobenius_from_products(X_squared_norm, W.T @ X, H, W.T @ W, HHt)
     history = [loss + penalty(W, H, penalties)]
@@ -494,39 +710,40 @@ def frobenius_iterations(X, W, H, *, solver, penalties, max_iter, tol, extrapola
     return W, H, history, False
 
 
-def kl_iterations(X, W, H, *, penalties, max_iter, tol):
-    """Alternate multiplicative ``W`` then ``H`` updates for the KL divergence.
+def multiplicative_update(beta):
+    """The multiplicative update of ``H`` for β ≠ 2, as a function of ``(X, W, H, WH, λ₁, λ₂)``."""
+    if beta == 1:
+        return multiplicative_update_kl
+
+    def update(X, W, H, WH, l1_penalty, l2_penalty):
+        return multiplicative_update_beta(X, W, H, WH, beta, l1_penalty, l2_penalty)
+
+    return update
+
+
+def beta_iterations(X, W, H, *, beta, penalties, max_iter, tol):
+    """Alternate multiplicative ``W`` then ``H`` updates for the β-divergence, β ≠ 2.
 
     ``W H`` is formed twice per iteration; the second serves both the
-    objective and the next ``W`` update. Returns as :func:`frobenius_iterations`.
+    objective and the next ``W`` update. Entries below ``MU_ZERO`` are set
+    to 0 (of ``H`` for β ≤ 1, of ``W`` for β < 1). Returns as
+    :func:`frobenius_iterations`.
     """
+    update = multiplicative_update(beta)
     WH = W @ H
-    history = [kl_divergence(X, WH) + penalty(W, H, penalties)]
+    history = [beta_divergence(X, WH, beta) + penalty(W, H, penalties)]
     for _ in range(max_iter):
-        W = multiplicative_update_kl(X.T, H.T, W.T, WH.T, penalties.l1_W, penalties.l2_W).T
-        H = multiplicative_update_kl(X, W, H, W @ H, penalties.l1_H, penalties.l2_H)
+        W = update(X.T, H.T, W.T, WH.T, penalties.l1_W, penalties.l2_W).T
+        if beta < 1:
+            W[W < MU_ZERO] = 0.0
+        H = update(X, W, H, W @ H, penalties.l1_H, penalties.l2_H)
+        if beta <= 1:
+            H[H < MU_ZERO] = 0.0
         WH = W @ H
-        history.append(kl_divergence(X, WH) + penalty(W, H, penalties))
+        history.append(beta_divergence(X, WH, beta) + penalty(W, H, penalties))
         if small_decrease(history, tol):
             return W, H, history, True
     return W, H, history, False
-
-
-def kl_row_objectives(X, W, H, l1_penalty, l2_penalty):
-    """Per row: ``D(x_i ‖ w_i H) + λ₁ Σ w_i + ½ λ₂ ‖w_i‖²``, ``inf`` where ``(WH)_ij = 0 < x_ij``.
-
-    ``l1_penalty`` and ``l2_penalty`` are ``λ₁ᵂ`` and ``λ₂ᵂ``.
-    """
-    WH = W @ H
-    ratio = np.ones_like(X)  # log 1 = 0 where x_ij = 0
-    with np.errstate(divide="ignore"):  # x / 0 = inf: log inf = inf, as it should
-        np.divide(X, WH, out=ratio, where=X > 0)
-        logs = X * np.log(ratio)
-    return (
-        (logs - X + WH).sum(axis=1)
-        + l1_penalty * W.sum(axis=1)
-        + 0.5 * l2_penalty * np.sum(W * W, axis=1)
-    )
 
 
 def projected_newton_rows(W, row_objectives, derivatives, *, max_iter=100, rtol=1e-10):
@@ -586,26 +803,32 @@ def projected_newton_rows(W, row_objectives, derivatives, *, max_iter=100, rtol=
     return W
 
 
-def kl_newton_W(X, W, H, l1_penalty, l2_penalty, *, rtol=1e-10):
-    """:func:`projected_newton_rows` for the KL objective in ``W`` with ``H`` fixed.
+def beta_newton_W(X, W, H, beta, l1_penalty, l2_penalty, *, rtol=1e-10):
+    """:func:`projected_newton_rows` for the β-divergence in ``W`` with ``H`` fixed, β ≠ 2.
 
-    Gradient ``(1 - X / WH) Hᵀ + λ₁ + λ₂ W``; Hessian of row ``i``
-    ``H diag(x_i / (w_i H)²) Hᵀ + λ₂ I``; ``WH`` at least ``TINY``, as in
-    :func:`multiplicative_update_kl`, so that both stay finite where
-    ``(WH)_ij = 0 < x_ij``.
+    With ``Y = W H`` (at least ``TINY``, as in the updates), the gradient is
+    ``(Y^(β-2) ∘ (Y - X)) Hᵀ + λ₁ + λ₂ W`` and the Hessian of row ``i`` is
+    ``H diag(c_i) Hᵀ + λ₂ I`` with ``c = Y^(β-3) ((β - 1) Y - (β - 2) X)``,
+    the second derivative of ``d_β(x | y)`` in ``y``: ``x / y²`` for KL. It
+    is non-negative for β in [1, 2], where the problem is convex; outside,
+    its negative entries are set to 0, which keeps the Newton step a descent
+    direction, and the result is a stationary point.
     """
-    positive = X > 0
 
     def derivatives(W_rows, rows):
         WH = np.maximum(W_rows @ H, TINY)
-        ratio = np.divide(X[rows], WH, out=np.zeros_like(WH), where=positive[rows])
-        weights = np.divide(ratio, WH, out=np.zeros_like(WH), where=positive[rows])  # x/(wH)²
-        gradient = (1.0 - ratio) @ H.T + l1_penalty + l2_penalty * W_rows
-        hessian = (weights[:, np.newaxis, :] * H) @ H.T + l2_penalty * np.eye(H.shape[0])
+        X_rows = X[rows]
+        gradient = (WH ** (beta - 2.0) * (WH - X_rows)) @ H.T + l1_penalty + l2_penalty * W_rows
+        curvature = np.maximum(WH ** (beta - 3.0) * ((beta - 1.0) * WH - (beta - 2.0) * X_rows), 0)
+        hessian = (curvature[:, np.newaxis, :] * H) @ H.T + l2_penalty * np.eye(H.shape[0])
         return gradient, hessian
 
     def row_objectives(W_rows, rows):
-        return kl_row_objectives(X[rows], W_rows, H, l1_penalty, l2_penalty)
+        return (
+            beta_divergence_entries(X[rows], W_rows @ H, beta).sum(axis=1)
+            + l1_penalty * W_rows.sum(axis=1)
+            + 0.5 * l2_penalty * np.sum(W_rows * W_rows, axis=1)
+        )
 
     return projected_newton_rows(W, row_objectives, derivatives, rtol=rtol)
 
@@ -634,28 +857,35 @@ def frobenius_newton_W(X, W, H, l1_penalty, l2_penalty, *, rtol=1e-10):
     return projected_newton_rows(W, row_objectives, derivatives, rtol=rtol)
 
 
-def solve_W(X, W, H, *, beta_loss, l1_penalty, l2_penalty, rtol=1e-10):
-    """``argmin_W`` of the objective with ``H`` fixed, a convex problem.
+def solve_W(X, W, H, *, beta, l1_penalty, l2_penalty, rtol=1e-10):
+    """``argmin_W`` of the objective with ``H`` fixed: a convex problem for β in [1, 2].
 
-    A few HALS sweeps (Frobenius) or multiplicative updates (KL) from ``W``,
-    then projected Newton (:func:`frobenius_newton_W`, :func:`kl_newton_W`)
-    until ``W`` changes by less than ``rtol`` relative. The rows are
-    independent and are solved in blocks, so that Newton's temporaries, of
-    ``rows × k × k`` numbers (Frobenius) or ``rows × k × d`` (KL), stay near
-    ``NEWTON_BLOCK``. ``l1_penalty`` and ``l2_penalty`` are ``λ₁ᵂ`` and ``λ₂ᵂ``.
+    A few HALS sweeps (Frobenius) or multiplicative updates (other β) from
+    ``W``, then projected Newton (:func:`frobenius_newton_W`,
+    :func:`beta_newton_W`) until ``W`` changes by less than ``rtol``
+    relative; for β outside [1, 2] the problem is not convex and this finds
+    a stationary point. The rows are independent and are solved in blocks,
+    so that Newton's temporaries, of ``rows × k × k`` numbers (Frobenius) or
+    ``rows × k × d`` (other β), stay near ``NEWTON_BLOCK``. ``l1_penalty``
+    and ``l2_penalty`` are ``λ₁ᵂ`` and ``λ₂ᵂ``.
 
     Returns ``W`` of shape (n, k).
     """
     k = H.shape[0]
-    if beta_loss == "frobenius":
+    if beta == 2:
         HXt, HHt = (X @ H.T).T, H @ H.T
         for _ in range(WARM_SWEEPS):
             W = hals_update(W.T, HXt, HHt, l1_penalty, l2_penalty).T
         newton, size = frobenius_newton_W, k * k
     else:
+        update = multiplicative_update(beta)
         for _ in range(WARM_SWEEPS):
-            W = multiplicative_update_kl(X.T, H.T, W.T, (W @ H).T, l1_penalty, l2_penalty).T
-        newton, size = kl_newton_W, k * H.shape[1]
+            W = update(X.T, H.T, W.T, (W @ H).T, l1_penalty, l2_penalty).T
+
+        def newton(X, W, H, l1_penalty, l2_penalty, *, rtol):
+            return beta_newton_W(X, W, H, beta, l1_penalty, l2_penalty, rtol=rtol)
+
+        size = k * H.shape[1]
     rows = max(1, NEWTON_BLOCK // size)
     blocks = [slice(start, start + rows) for start in range(0, X.shape[0], rows)]
     return np.vstack([newton(X[b], W[b], H, l1_penalty, l2_penalty, rtol=rtol) for b in blocks])
@@ -671,29 +901,38 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_components : int or None, default=None
-        ``k``, at most ``n_features``; ``None`` takes ``n_features``.
-    init : {"nndsvda", "nndsvd", "random"} or None, default=None
+    n_components : int, "auto" or None, default=None
+        ``k``, any positive int (more than ``min(n_samples, n_features)``
+        needs ``init="random"`` or ``"custom"``); ``None`` takes
+        ``n_features``; ``"auto"`` takes the number of rows of the ``H``
+        given with ``init="custom"``, and ``n_features`` otherwise.
+    init : {"nndsvda", "nndsvd", "nndsvdar", "random", "custom"} or None, default=None
         The start (eq. ``eq-nmf-nndsvd`` for the NNDSVD ones). ``None``
         takes ``"nndsvda"`` when ``n_components <= min(n_samples,
         n_features)`` and ``"random"`` otherwise, as scikit-learn does; the
-        choice is recorded in ``init_``.
+        choice is recorded in ``init_``. ``"custom"`` starts from the ``W``
+        and ``H`` passed to :meth:`fit` or :meth:`fit_transform`.
     solver : {"cd", "mu", "pg"}, default="cd"
         ``"cd"``, coordinate descent on the rows of each factor (HALS,
         eq. ``eq-nmf-hals``), the fastest; ``"mu"``, the multiplicative
-        updates of Lee and Seung (eq. ``eq-nmf-mu-frobenius``), the only one
-        for the KL divergence; ``"pg"``, projected gradient
-        (eq. ``eq-nmf-pg``), the simplest.
-    beta_loss : {"frobenius", "kullback-leibler"}, default="frobenius"
-        The loss, eq. ``eq-nmf-frobenius`` or ``eq-nmf-kl``.
+        updates (eq. ``eq-nmf-mu-frobenius``, ``eq-nmf-mu-beta``), the only
+        one for a ``beta_loss`` other than ``"frobenius"``; ``"pg"``,
+        projected gradient (eq. ``eq-nmf-pg``), the simplest.
+    beta_loss : {"frobenius", "kullback-leibler", "itakura-saito"} or float, default="frobenius"
+        The β-divergence (eq. ``eq-nmf-beta``): β = 2, 1 and 0 for the
+        three names, or any real β. Other than 2, it needs ``solver="mu"``;
+        β <= 0 needs ``X`` without zeros.
     tol : float, default=1e-6
         Stop when an iteration lowers the objective by less than ``tol``
-        times its starting value (a criterion of pcalib's: scikit-learn's
-        ``tol`` measures something else and has another default). ``tol=0``
-        runs exactly ``max_iter`` iterations.
-    max_iter : int, default=500
+        times its starting value. This is pcalib's criterion, with its own
+        default: scikit-learn's ``tol=1e-4`` bounds the projected gradient
+        (``"cd"``) or the decrease of √(2 × loss) over ten iterations
+        (``"mu"``), which stops later than a decrease of the loss below
+        1e-4 of its start would. ``tol=0`` runs exactly ``max_iter``
+        iterations.
+    max_iter : int, default=200
     random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
-        Seeds ``init="random"``.
+        Seeds ``init="random"`` and ``"nndsvdar"``.
     alpha_W : float, default=0.0
         Weight ``α_W ≥ 0`` of the penalties on ``W``.
     alpha_H : float or "same", default="same"
@@ -711,7 +950,7 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     Attributes
     ----------
     components_ : ndarray of shape (n_components_, n_features)
-        ``H``.
+        ``H``, of the dtype of ``X`` (float32 or float64).
     n_components_ : int
         ``k``.
     init_ : str
@@ -731,8 +970,8 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         computes) is not an iteration and is not recorded here: its result
         shows in ``reconstruction_err_``.
     reconstruction_err_ : float
-        ``√(2 × loss)`` of the returned factors: ``‖X - W H‖_F`` for the
-        Frobenius loss, ``√(2 D_KL)`` for KL (scikit-learn's convention for both).
+        ``√(2 D_β(X | W H))`` of the returned factors, scikit-learn's
+        definition: ``‖X - W H‖_F`` for the Frobenius loss.
     n_samples_ : int
         Number of training samples.
     n_features_in_ : int
@@ -743,18 +982,23 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     Each iteration updates ``W`` and then ``H``, as scikit-learn's ``cd`` and
     ``mu`` solvers do.
 
+    ``X`` may be dense or a ``scipy.sparse`` matrix; the Frobenius solvers
+    only multiply a sparse ``X``, and the other losses densify it (their
+    updates form the dense ``W H`` anyway). ``float32`` data give
+    ``float32`` factors, computed in ``float64``.
+
     The fit does not depend on the units of ``X``. Without penalties,
     ``fit(c X)`` for ``c > 0`` gives the same ``components_`` (unit rows),
-    ``c`` times ``W`` (from ``fit_transform`` and ``transform``), ``c``
-    times ``reconstruction_err_`` for the Frobenius loss and ``√c`` times for
-    KL, the ``objective_history_`` times ``c²`` (Frobenius) or ``c`` (KL),
-    and the same ``n_iter_`` and ``converged_``, up to rounding. With
-    penalties the factors each scale by ``√c`` when the weights are given in
-    the units of ``c X``: ``λ₁`` times ``c^(3/2)`` and ``λ₂`` times ``c``
-    for the Frobenius loss, ``λ₁`` times ``√c`` and ``λ₂`` unchanged for KL
-    (``alpha_W`` and ``alpha_H`` with ``l1_ratio`` 1 or 0). Internally the
-    fit runs on ``X`` divided by a power of 4 near its largest entry
-    (:func:`unit_exponent`), so no product overflows or underflows.
+    ``c`` times ``W`` (from ``fit_transform`` and ``transform``),
+    ``c^(β/2)`` times ``reconstruction_err_`` (``c`` for the Frobenius
+    loss, ``√c`` for KL, 1 for Itakura–Saito), the ``objective_history_``
+    times ``cᵝ``, and the same ``n_iter_`` and ``converged_``, up to
+    rounding. With penalties the factors each scale by ``√c`` when the
+    weights are given in the units of ``c X``: ``λ₁`` times ``c^(β - 1/2)``
+    and ``λ₂`` times ``c^(β - 1)`` (``alpha_W`` and ``alpha_H`` with
+    ``l1_ratio`` 1 or 0). Internally the fit runs on ``X`` divided by a
+    power of 4 near its largest entry (:func:`unit_exponent`), so no product
+    overflows or underflows.
 
     A call of ``fit`` that raises leaves the estimator as it was: attributes
     are set only once the fit has succeeded.
@@ -768,7 +1012,7 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         solver="cd",
         beta_loss="frobenius",
         tol=1e-6,
-        max_iter=500,
+        max_iter=200,
         random_state=None,
         alpha_W=0.0,
         alpha_H="same",
@@ -788,22 +1032,27 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.extrapolate = extrapolate
 
     def __sklearn_tags__(self):
-        """scikit-learn's tags, with ``positive_only`` input."""
+        """scikit-learn's tags: ``positive_only`` and sparse input, float32 kept."""
         tags = super().__sklearn_tags__()
         tags.input_tags.positive_only = True
+        tags.input_tags.sparse = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
 
     def _check_parameters(self):
         """Validate the parameters that do not depend on the data."""
+        if not (isinstance(self.n_components, str) and self.n_components == "auto"):
+            if isinstance(self.n_components, str):
+                raise ValueError(
+                    f"n_components must be a positive int, 'auto' or None; got "
+                    f"{self.n_components!r}."
+                )
+            if self.n_components is not None:
+                check_positive_int(self.n_components, name="n_components")
         if self.init is not None:
             check_option(self.init, name="init", allowed=INITS)
         check_option(self.solver, name="solver", allowed=SOLVERS)
-        check_option(self.beta_loss, name="beta_loss", allowed=BETA_LOSSES)
-        if self.solver != "mu" and self.beta_loss != "frobenius":
-            raise ValueError(
-                f"solver={self.solver!r} minimises the Frobenius loss only; use "
-                "solver='mu' for beta_loss='kullback-leibler'."
-            )
+        self._check_beta_loss()
         check_non_negative_float(self.tol, name="tol")
         check_positive_int(self.max_iter, name="max_iter")
         as_generator(self.random_state)
@@ -818,6 +1067,33 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             if self.extrapolate and self.solver != "cd":
                 raise ValueError(f"extrapolate=True needs solver='cd'; got solver={self.solver!r}.")
 
+    def _check_beta_loss(self):
+        """A name of ``BETA_LOSSES`` or a finite real β; other than 2 only with ``"mu"``."""
+        if isinstance(self.beta_loss, str):
+            if self.beta_loss not in BETA_LOSSES:
+                names = ", ".join(repr(name) for name in BETA_LOSSES)
+                raise ValueError(
+                    f"beta_loss must be one of {names} or a real number; got {self.beta_loss!r}."
+                )
+        else:
+            check_finite_float(self.beta_loss, name="beta_loss")
+        if self.solver != "mu" and beta_value(self.beta_loss) != 2:
+            raise ValueError(
+                f"Invalid beta_loss parameter: solver {self.solver!r} does not handle "
+                f"beta_loss = {self.beta_loss!r}; only solver='mu' minimises a beta_loss "
+                "other than 'frobenius' (2)."
+            )
+
+    def _resolve_n_components(self, X, H):
+        """``k``: ``n_components``, or what ``None`` or ``"auto"`` stand for."""
+        if isinstance(self.n_components, str):  # "auto"
+            if self.init == "custom" and H is not None and np.ndim(H) == 2:
+                return int(np.shape(H)[0])
+            return X.shape[1]
+        k = X.shape[1] if self.n_components is None else int(self.n_components)
+        check_array_size((max(X.shape), k), name="n_components")
+        return k
+
     def _penalties(self, X, W_exponent, H_exponent, objective_exponent):
         """The weights for the problem in powers of 2 (:func:`penalties_in_units`), or raise."""
         penalties = penalties_in_units(
@@ -829,8 +1105,8 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         if not np.all(np.isfinite(penalties)):
             raise ValueError(
                 f"alpha_W={self.alpha_W!r} and alpha_H={self.alpha_H!r} are too large for the "
-                f"scale of X (largest entry {X.max():.3g}): measured in units of that entry, "
-                "the penalty weights overflow float64. Multiply X by a constant, and the "
+                f"scale of X (largest entry {largest_entry(X):.3g}): measured in units of that "
+                "entry, the penalty weights overflow float64. Multiply X by a constant, and the "
                 "alphas as the NMF docstring says, so that its entries are nearer 1."
             )
         return penalties
@@ -840,72 +1116,109 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         smallest = min(X.shape)
         if self.init is None:
             return "nndsvda" if k <= smallest else "random"
-        if self.init != "random" and k > smallest:
+        if self.init not in ("random", "custom") and k > smallest:
             raise ValueError(
-                f"init={self.init!r} needs n_components <= min(n_samples, "
-                f"n_features) = {smallest}; got {k}. Use init='random'."
+                f"init = '{self.init}' can only be used when n_components <= "
+                f"min(n_samples, n_features) = {smallest}; got n_components = {k}. Use "
+                "init='random'."
             )
         return self.init
 
-    def fit(self, X, y=None):
+    def _start(self, X_unit, k, init, W, H, dtype, e):
+        """The starting ``W`` (n × k) and ``H`` (k × d) for ``X_unit = X / 4ᵉ``."""
+        if init == "custom":
+            H = check_custom_factor(H, (k, X_unit.shape[1]), name="H", dtype=dtype)
+            W = check_custom_factor(W, (X_unit.shape[0], k), name="W", dtype=dtype)
+            return np.ldexp(W, -e), np.ldexp(H, -e)
+        if W is not None or H is not None:
+            warnings.warn(
+                "When init!='custom', provided W or H are ignored. Set init='custom' to use "
+                "them as initialization.",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+        if init == "random":
+            return random_start(X_unit, k, self.random_state)
+        return nndsvd(X_unit, k, fill_zeros=init, random_state=self.random_state)
+
+    def fit(self, X, y=None, W=None, H=None):
         """Fit ``W`` and ``H`` on non-negative ``X``.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Non-negative data.
         y : None
             Ignored.
+        W : array-like of shape (n_samples, n_components), default=None
+            The starting ``W`` with ``init="custom"``; ignored otherwise.
+        H : array-like of shape (n_components, n_features), default=None
+            The starting ``H`` with ``init="custom"``; ignored otherwise.
 
         Returns
         -------
         self : NMF
             The fitted estimator.
         """
-        self.fit_transform(X)
+        self.fit_transform(X, W=W, H=H)
         return self
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X, y=None, W=None, H=None):
         """Fit ``W`` and ``H`` on non-negative ``X`` and return ``W``.
 
         The iterations alternate updates of ``W`` and ``H``; after them, ``W``
-        is solved for exactly given the final ``H`` (:func:`solve_W`), as
+        is solved for given the final ``H`` (:func:`solve_W`), as
         :meth:`transform` does.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Non-negative data.
         y : None
             Ignored.
+        W : array-like of shape (n_samples, n_components), default=None
+            The starting ``W`` with ``init="custom"``; ignored otherwise.
+        H : array-like of shape (n_components, n_features), default=None
+            The starting ``H`` with ``init="custom"``; ignored otherwise.
 
         Returns
         -------
         W : ndarray of shape (n_samples, n_components_)
-            The coefficients of the samples.
+            The coefficients of the samples, of the dtype of ``X`` (float32 or float64).
         """
         self._check_parameters()
-        X_checked = as_float_matrix(X, name="X")
+        X_checked, dtype = as_data_matrix(X)
         check_non_negative(X_checked)
-        k = check_n_components(self.n_components, X_checked.shape[1], upper_name="n_features")
+        beta = beta_value(self.beta_loss)
+        check_zeros_for_beta(X_checked, beta)
+        k = self._resolve_n_components(X_checked, H)
         init = self._resolve_init(k, X_checked)
-        # the fit runs on X' = X / 4ᵉ, with W = 2ᵉ W', H = 2ᵉ H' and the objective 4ᵉᵖ times
+        # the fit runs on X' = X / 4ᵉ, with W = 2ᵉ W', H = 2ᵉ H' and the objective 4ᵉᵝ times
         e = unit_exponent(X_checked)
-        objective_exponent = 2 * e * LOSS_DEGREE[self.beta_loss]
+        objective_exponent = 2 * e * beta
         penalties = self._penalties(X_checked, e, e, objective_exponent)
-        X_unit = np.ldexp(X_checked, -2 * e)
-        if init == "random":
-            W, H = random_start(X_unit, k, self.random_state)
-        else:
-            W, H = nndsvd(X_unit, k, fill_zeros=init == "nndsvda")
+        X_unit = scaled_data(X_checked, -2 * e)
+        if beta != 2 and scipy.sparse.issparse(X_unit):
+            # the multiplicative updates for β ≠ 2 form the dense n × d product W H at
+            # every step, so a dense X at most doubles their memory
+            X_unit = X_unit.toarray()
+        W, H = self._start(X_unit, k, init, W, H, dtype, e)
         extrapolate = self.solver == "cd" if self.extrapolate == "auto" else bool(self.extrapolate)
         options = dict(penalties=penalties, max_iter=self.max_iter, tol=self.tol)
-        if self.beta_loss == "frobenius":
+        if beta == 2:
             W, H, history, converged = frobenius_iterations(
                 X_unit, W, H, solver=self.solver, extrapolate=extrapolate, **options
             )
         else:
-            W, H, history, converged = kl_iterations(X_unit, W, H, **options)
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                W, H, history, converged = beta_iterations(X_unit, W, H, beta=beta, **options)
+        history = times_power_of_two(np.asarray(history), objective_exponent)
+        if not (np.all(np.isfinite(history)) and np.all(np.isfinite(H))):
+            raise ValueError(
+                f"beta_loss={self.beta_loss!r} is too far from [0, 2] for the values of X: "
+                "the β-divergence or its updates overflow float64 (powers x^β of the "
+                "entries of X). Use a beta_loss nearer [0, 2]."
+            )
         if not converged:
             convergence_warning(
                 "NMF",
@@ -913,65 +1226,62 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 f"an iteration lowered the objective by less than tol={self.tol:g} times its "
                 "starting value",
             )
-        # not an iteration: the exact W for the final H, as transform computes it
-        W = solve_W(
-            X_unit,
-            W,
-            H,
-            beta_loss=self.beta_loss,
-            l1_penalty=penalties.l1_W,
-            l2_penalty=penalties.l2_W,
-        )
+        # not an iteration: the W for the final H, as transform computes it
+        W = solve_W(X_unit, W, H, beta=beta, l1_penalty=penalties.l1_W, l2_penalty=penalties.l2_W)
         W, H = drop_dead_components(W, H)
-        loss = max(objective(X_unit, W, H, self.beta_loss), 0.0)
+        loss = max(objective(X_unit, W, H, beta), 0.0)
         W, H = np.ldexp(W, e), np.ldexp(H, e)
         if not any(penalties):
             W, H = normalise(W, H)
         validate_data(self, X, reset=True, skip_check_array=True)
-        self.components_, self.n_components_ = H, k
+        self.components_, self.n_components_ = H.astype(dtype, copy=False), k
         self.init_, self.extrapolate_ = init, extrapolate
-        self.objective_history_ = np.ldexp(history, objective_exponent)
+        self.objective_history_ = history
         self.n_iter_, self.converged_ = len(history) - 1, converged
         self.n_samples_ = X_checked.shape[0]
         # √(2 × loss) is in units of 2^(objective_exponent / 2)
-        self.reconstruction_err_ = float(np.ldexp(np.sqrt(2.0 * loss), objective_exponent // 2))
-        return W
+        self.reconstruction_err_ = float(
+            times_power_of_two(np.sqrt(2.0 * loss), objective_exponent / 2)
+        )
+        return W.astype(dtype, copy=False)
 
     def transform(self, X):
         """``W`` for new data with ``H = components_`` fixed (:func:`solve_W`).
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Non-negative data.
 
         Returns
         -------
         W : ndarray of shape (n_samples, n_components_)
-            The minimiser over ``W ≥ 0`` of the loss plus the penalties on ``W``.
+            The minimiser over ``W ≥ 0`` of the loss plus the penalties on
+            ``W`` (for β = 1 and 2; a stationary point reached by
+            multiplicative updates for other β), of the dtype of ``X``.
         """
         check_fitted(self, "components_")
         self._check_parameters()
-        X_checked = as_float_matrix(X, name="X")
+        X_checked, dtype = as_data_matrix(X)
         check_non_negative(X_checked)
+        beta = beta_value(self.beta_loss)
+        check_zeros_for_beta(X_checked, beta)
         validate_data(self, X, reset=False, skip_check_array=True)
         # solved for X' = X / 4ᵉ and H' = H / 4ᶠ, both with largest entries near 1: W = 4ᵉ⁻ᶠ W'
-        e, f = unit_exponent(X_checked), unit_exponent(self.components_)
-        objective_exponent = 2 * e * LOSS_DEGREE[self.beta_loss]
+        components = self.components_.astype(np.float64)
+        e, f = unit_exponent(X_checked), unit_exponent(components)
+        objective_exponent = 2 * e * beta
         penalties = self._penalties(X_checked, 2 * (e - f), 2 * f, objective_exponent)
-        X_unit, H_unit = np.ldexp(X_checked, -2 * e), np.ldexp(self.components_, -2 * f)
+        X_unit, H_unit = scaled_data(X_checked, -2 * e), np.ldexp(components, -2 * f)
+        if beta != 2 and scipy.sparse.issparse(X_unit):
+            X_unit = X_unit.toarray()  # as in fit_transform
         k = self.n_components_
         W = np.full((X_checked.shape[0], k), typical_entry(X_unit, k))
         W[:, H_unit.max(axis=1) <= 0] = 0.0  # dead components stay at 0
         W = solve_W(
-            X_unit,
-            W,
-            H_unit,
-            beta_loss=self.beta_loss,
-            l1_penalty=penalties.l1_W,
-            l2_penalty=penalties.l2_W,
+            X_unit, W, H_unit, beta=beta, l1_penalty=penalties.l1_W, l2_penalty=penalties.l2_W
         )
-        return np.ldexp(W, 2 * (e - f))
+        return np.ldexp(W, 2 * (e - f)).astype(dtype, copy=False)
 
     def inverse_transform(self, W):
         """``W @ components_``, the data that the coefficients ``W`` stand for.

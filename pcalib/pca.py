@@ -15,14 +15,16 @@ Conventions used throughout pcalib:
   Scores change sign with their component, so ``Z Wᵀ`` is unchanged.
 """
 
+from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import validate_data
 
-from ._linalg import binary_exponent, flip_signs, top_eigh
+from ._linalg import binary_exponent, flip_signs, numerical_rank, top_eigh
 from ._validation import (
     as_float_matrix,
     as_generator,
@@ -36,8 +38,19 @@ from ._validation import (
     check_non_negative_int,
     check_option,
     check_positive_int,
+    result_dtype,
 )
-from .high_dim import principal_axes_gram, principal_axes_randomized, subspace_iteration
+from .high_dim import (
+    as_sparse_float_matrix,
+    centered_operator,
+    principal_axes_arpack,
+    principal_axes_gram,
+    principal_axes_randomized,
+    principal_axes_sparse,
+    sparse_column_moments,
+    subspace_iteration,
+)
+from .ppca import laplace_log_evidence
 
 # The entry points: the other public names are building blocks that trust their caller.
 __all__ = ["PCA", "parallel_analysis"]
@@ -45,8 +58,14 @@ __all__ = ["PCA", "parallel_analysis"]
 # Solvers that return every one of the min(n, d) axes, and those that
 # compute only the top k (chapter 2).
 FULL_SOLVERS = ("full", "covariance_eigh", "gram")
-PARTIAL_SOLVERS = ("subspace", "randomized")
+PARTIAL_SOLVERS = ("arpack", "subspace", "randomized")
 SVD_SOLVERS = ("auto", *FULL_SOLVERS, *PARTIAL_SOLVERS)
+# Solvers that see a sparse X only through products with it, centred implicitly
+# (chapter 2); on sparse input "auto" means "arpack", as in scikit-learn.
+SPARSE_SOLVERS = ("arpack", "covariance_eigh", "randomized")
+# The re-orthonormalisation between power iterations of the randomized range finder.
+POWER_ITERATION_NORMALIZERS = ("auto", "QR")
+EPS = np.finfo(np.float64).eps
 
 
 def principal_axes_svd(X_centered):
@@ -312,7 +331,10 @@ def covariance_is_accurate(explained_variance, n_components):
 
 
 def n_components_for_variance(explained_variance_ratio, fraction):
-    """Smallest k whose first k components explain at least ``fraction``.
+    """Smallest k whose first k components explain strictly more than ``fraction``.
+
+    scikit-learn's rule: a ``fraction`` equal to a cumulative ratio keeps one
+    component more than that ratio's ``k`` (at most all of them).
 
     Parameters
     ----------
@@ -325,7 +347,7 @@ def n_components_for_variance(explained_variance_ratio, fraction):
     int
     """
     cumulative = np.cumsum(explained_variance_ratio)
-    k = int(np.searchsorted(cumulative, fraction, side="left")) + 1
+    k = int(np.searchsorted(cumulative, fraction, side="right")) + 1
     return min(k, explained_variance_ratio.shape[0])
 
 
@@ -357,6 +379,83 @@ class PrincipalAxes(NamedTuple):
     iterated_power: int = 0
 
 
+def check_pca_n_components(n_components, shape, svd_solver):
+    """Validate ``n_components`` of :class:`PCA` for data of ``shape`` and a solver.
+
+    scikit-learn's rules and messages: ``None`` keeps ``min(n, d)`` components
+    (``min(n, d) - 1`` for ``"arpack"``, which cannot compute the last); an int
+    may be 0 for the solvers that compute the whole spectrum, and must be
+    below ``min(n, d)`` for ``"arpack"``; a fraction of variance and ``"mle"``
+    need the whole spectrum, and ``"mle"`` needs ``n_samples >= n_features``.
+
+    Parameters
+    ----------
+    n_components : int, float, "mle" or None
+    shape : tuple of two ints
+        ``(n_samples, n_features)``.
+    svd_solver : str
+        The solver that will run (``"auto"`` already resolved).
+
+    Returns
+    -------
+    int, float or "mle"
+    """
+    rank_bound = min(shape)
+    if svd_solver == "arpack" and rank_bound < 2:
+        raise ValueError(
+            "svd_solver='arpack' computes at most min(n_samples, n_features) - 1 "
+            f"components, none for X with {shape[0]} sample(s) and {shape[1]} feature(s); "
+            "use svd_solver='full'."
+        )
+    if n_components is None:
+        return rank_bound - 1 if svd_solver == "arpack" else rank_bound
+    if isinstance(n_components, str):
+        if n_components != "mle":
+            raise TypeError(
+                "n_components must be an int, a float in (0, 1), 'mle' or None; "
+                f"got {n_components!r} of type str."
+            )
+        if svd_solver in PARTIAL_SOLVERS:
+            raise ValueError(
+                f"n_components='mle' cannot be a string with svd_solver={svd_solver!r}: "
+                "Minka's choice needs the whole spectrum, use 'full' or 'covariance_eigh'."
+            )
+        if shape[0] < shape[1]:
+            raise ValueError(
+                "n_components='mle' is only supported if n_samples >= n_features; "
+                f"X has shape {shape}."
+            )
+        return n_components
+    if isinstance(n_components, Integral) and not isinstance(n_components, (bool, np.bool_)):
+        lowest = 0 if svd_solver in FULL_SOLVERS else 1
+        if not lowest <= n_components <= rank_bound:
+            raise ValueError(
+                f"n_components={n_components} must be between {lowest} and "
+                f"min(n_samples, n_features)={rank_bound} with svd_solver={svd_solver!r}."
+            )
+        if svd_solver == "arpack" and n_components == rank_bound:
+            raise ValueError(
+                f"n_components={n_components} must be strictly less than "
+                f"min(n_samples, n_features)={rank_bound} with svd_solver='arpack'."
+            )
+        return int(n_components)
+    fraction = check_n_components(n_components, rank_bound, allow_fraction=True)
+    if svd_solver in PARTIAL_SOLVERS:
+        raise ValueError(
+            f"n_components={fraction} is a fraction of variance, which needs the whole "
+            f"spectrum, but svd_solver={svd_solver!r} computes only the top components: "
+            "pass an int, or use svd_solver='full', 'covariance_eigh' or 'gram'."
+        )
+    return fraction
+
+
+def needs_whole_spectrum(n_components):
+    """Whether ``n_components`` is a fraction of variance or ``"mle"`` (not a count)."""
+    return isinstance(n_components, str) or (
+        isinstance(n_components, Real) and not isinstance(n_components, Integral)
+    )
+
+
 def kept_variance(singular_values, n_samples, n_components, total_variance):
     """Variances along the axes, their ratios to the total, and how many are kept.
 
@@ -365,8 +464,9 @@ def kept_variance(singular_values, n_samples, n_components, total_variance):
     singular_values : ndarray of shape (r,)
         Singular values of the centred data, in decreasing order.
     n_samples : int
-    n_components : int or float
-        A count, or a fraction of variance (see :func:`n_components_for_variance`).
+    n_components : int, float or "mle"
+        A count, a fraction of variance (see :func:`n_components_for_variance`)
+        or Minka's choice (see :func:`mle_n_components`).
     total_variance : float
         Trace of the covariance, on the same scale as ``singular_values``.
 
@@ -381,7 +481,98 @@ def kept_variance(singular_values, n_samples, n_components, total_variance):
     ratio = explained_variance / total_variance
     if isinstance(n_components, float):
         n_components = n_components_for_variance(ratio, n_components)
+    elif n_components == "mle":
+        n_components = mle_n_components(explained_variance, n_samples)
     return explained_variance, ratio, n_components
+
+
+def mle_n_components(eigenvalues, n_samples):
+    """Minka's choice of ``k`` from the spectrum of the covariance (``n_components="mle"``).
+
+    The ``k`` in ``1, ..., d - 1`` that maximises the Laplace approximation of
+    the evidence of PPCA (chapter 4, eq. ``eq-ppca-laplace``,
+    :func:`pcalib.ppca.laplace_log_evidence`), as scikit-learn's
+    ``PCA(n_components="mle")``. The evidence does not depend on the
+    denominator of the covariance, nor on the units of the data. When the
+    centred data have rank ``r < d``, the noise variance of ``k = r`` is 0 and
+    the evidence unbounded: ``r`` is chosen (at least 1).
+
+    Parameters
+    ----------
+    eigenvalues : ndarray of shape (n_features,)
+        All eigenvalues of the covariance, in decreasing order (``n ≥ d``).
+    n_samples : int
+
+    Returns
+    -------
+    int
+    """
+    n_features = eigenvalues.shape[0]
+    rank = numerical_rank(eigenvalues, (n_samples, n_features))
+    if rank < n_features or n_features == 1:
+        return max(rank, 1)
+    log_evidence = [laplace_log_evidence(eigenvalues, k, n_samples) for k in range(1, n_features)]
+    return 1 + int(np.argmax(log_evidence))
+
+
+def noise_variance(explained_variance, n_kept, rank_bound, total_variance):
+    """``σ²`` of the PPCA model: the mean of the ``min(n, d) - k`` discarded variances.
+
+    scikit-learn's convention: the covariance has the ``1/(n - 1)`` of
+    eq. ``eq-pca-covariance`` and the mean runs over ``min(n, d) - k``
+    eigenvalues (chapter 4's closed form, eq. ``eq-ppca-ml-sigma2``, runs over
+    ``d - k``; the two agree when ``n ≥ d``). 0 when ``k = min(n, d)``.
+
+    Parameters
+    ----------
+    explained_variance : ndarray of shape (r,)
+        The variances along the axes found: the whole spectrum
+        (``r = min(n, d)``) or its top (then ``total_variance`` gives the rest).
+    n_kept : int
+    rank_bound : int
+        ``min(n_samples, n_features)``.
+    total_variance : float
+        Trace of the covariance.
+
+    Returns
+    -------
+    float
+    """
+    if n_kept >= rank_bound:
+        return 0.0
+    if explained_variance.shape[0] == rank_bound:
+        return float(np.mean(explained_variance[n_kept:]))
+    discarded = max(total_variance - float(explained_variance[:n_kept].sum()), 0.0)
+    return discarded / (rank_bound - n_kept)
+
+
+def singular_values_along(X_centered, components):
+    """``‖X_c v_i‖`` for each axis ``v_i``, with the axes sorted by it (decreasing).
+
+    Parameters
+    ----------
+    X_centered : ndarray or scipy.sparse.linalg.LinearOperator of shape (n_samples, n_features)
+    components : ndarray of shape (k, n_features)
+        Orthonormal rows.
+
+    Returns
+    -------
+    components : ndarray of shape (k, n_features)
+    singular_values : ndarray of shape (k,), in decreasing order
+    """
+    singular_values = np.linalg.norm(X_centered @ components.T, axis=0)
+    order = np.argsort(-singular_values, kind="stable")
+    return components[order], singular_values[order]
+
+
+def sparse_solver_error(svd_solver):
+    """The ``TypeError`` for a solver that needs the dense data, given sparse ``X``."""
+    return TypeError(
+        'PCA only support sparse inputs with the "arpack" and "covariance_eigh" solvers, '
+        f'while "{svd_solver}" was passed (pcalib also accepts "randomized"; "auto" means '
+        f'"arpack"). Densify X with X.toarray() to use "{svd_solver}", or see TruncatedSVD '
+        "for a decomposition without centring."
+    )
 
 
 class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -391,60 +582,95 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     optionally standardised) data and projects on the first ``k`` of them:
     ``Z = (X - mean_) / scale_ @ components_.T`` (chapter 1, eq. ``eq-pca-scores``).
 
-    Parameters and attributes carry the names of scikit-learn's
-    :class:`sklearn.decomposition.PCA`, so that either can replace the other.
-    pcalib adds ``standardize``, the solvers ``"gram"`` and ``"subspace"``, and
-    ``max_iter`` for the latter.
+    Parameters and attributes carry the names, values, defaults and meaning of
+    scikit-learn's :class:`sklearn.decomposition.PCA`, so that either can
+    replace the other. pcalib adds ``standardize``, the solvers ``"gram"`` and
+    ``"subspace"`` (with ``max_iter``), the randomized solver on sparse input,
+    and ``n_iter_``, ``converged_``, ``objective_history_``.
 
     Results do not depend on the units of ``X``: ``fit(c * X)`` gives the
     components of ``fit(X)``, with ``mean_``, ``scale_`` and
     ``singular_values_`` multiplied by ``c`` and the variances by ``c**2``,
-    even for data of extreme scale (see :func:`center_and_scale`).
+    even for dense data of extreme scale (see :func:`center_and_scale`).
+
+    float32 data give float32 results (``components_``, the variances,
+    ``mean_``, the scores); the computation runs in float64. Any other dtype
+    gives float64.
+
+    Sparse ``X`` (scipy.sparse matrices and arrays, CSR or CSC) is centred
+    implicitly, through products with ``X``, and never densified (chapter 2);
+    it takes ``svd_solver`` in ``{"auto", "arpack", "covariance_eigh",
+    "randomized"}``, where ``"auto"`` means ``"arpack"``.
 
     Parameters
     ----------
-    n_components : int, float or None, default=None
+    n_components : int, float, "mle" or None, default=None
         Number of components ``k`` to keep. ``None`` keeps
-        ``min(n_samples, n_features)``; a float strictly between 0 and 1 keeps
-        the smallest ``k`` whose components explain at least that fraction of
-        the total variance.
+        ``min(n_samples, n_features)``, or ``min(n_samples, n_features) - 1``
+        with ``svd_solver="arpack"``. An int is at most ``min(n_samples,
+        n_features)`` (strictly less for ``"arpack"``) and may be 0 for the
+        solvers that compute the whole spectrum (``"full"``,
+        ``"covariance_eigh"``, ``"gram"``). A float strictly between 0 and 1
+        keeps the smallest ``k`` whose components explain strictly more than
+        that fraction of the total variance. ``"mle"`` takes Minka's choice,
+        the ``k`` of largest Laplace evidence under PPCA (chapter 4,
+        :func:`mle_n_components`; needs ``n_samples >= n_features``). The
+        fraction and ``"mle"`` need a solver of the whole spectrum.
+    copy : bool, default=True
+        scikit-learn lets ``copy=False`` overwrite ``X``; pcalib never
+        modifies ``X``, so both values give the same results.
+    whiten : bool, default=False
+        Divide each score by its standard deviation ``sqrt(explained_variance_)``
+        in :meth:`transform` (and multiply back in :meth:`inverse_transform`),
+        so that the scores of the training data have unit variance and are
+        uncorrelated. The fitted axes and the PPCA model do not change.
     standardize : bool, default=False
         Divide each centred feature by its standard deviation (with the same
         ``n - 1`` denominator as the covariance), so that PCA diagonalises the
         correlation matrix. Use it when features are on different scales.
-    svd_solver : {"auto", "full", "covariance_eigh", "gram", "subspace", "randomized"}, \
-default="auto"
+    svd_solver : {"auto", "full", "covariance_eigh", "gram", "arpack", "subspace", \
+"randomized"}, default="auto"
         ``"full"``: thin SVD of the centred data (chapter 1; accurate).
         ``"covariance_eigh"``: eigendecomposition of the ``d × d`` covariance
         matrix (fast when ``n_samples ≫ n_features``, but squaring the data
         loses relative accuracy on small eigenvalues).
         ``"gram"``: eigendecomposition of the ``n × n`` Gram matrix, mapped
         back to axes (chapter 2; for ``n_features ≫ n_samples``).
+        ``"arpack"``: ARPACK's Lanczos method (``scipy.sparse.linalg.svds``)
+        for the top ``k``, ``0 < k < min(n_samples, n_features)``.
         ``"subspace"``: subspace (block power) iteration for the top ``k``.
         ``"randomized"``: randomized range finder for the top ``k``.
-        ``"auto"``: ``"gram"`` when ``n_features ≥ 2 n_samples``;
-        ``"covariance_eigh"`` when ``n_samples ≥ 10 n_features`` and
-        ``n_features ≤ 1000``, unless the kept variances span too wide a range
-        for it (:func:`covariance_is_accurate`), where it falls back to
-        ``"full"``; else ``"full"`` (see :func:`choose_svd_solver`). The
-        iterative solvers are used only when asked for. All solvers return
-        the same components up to their accuracy, with the same sign
-        convention.
-    max_iter : int, default=1000
-        Maximum number of power steps of ``svd_solver="subspace"``.
+        ``"auto"``, on dense data: ``"gram"`` when ``n_features ≥ 2
+        n_samples``; ``"covariance_eigh"`` when ``n_samples ≥ 10 n_features``
+        and ``n_features ≤ 1000``, unless the kept variances span too wide a
+        range for it (:func:`covariance_is_accurate`), where it falls back to
+        ``"full"``; else ``"full"`` (see :func:`choose_svd_solver`). Unlike
+        scikit-learn's, it never picks an approximate solver. On sparse data:
+        ``"arpack"``. All solvers return the same components up to their
+        accuracy, with the same sign convention.
     tol : float, default=1e-10
         Convergence tolerance of ``svd_solver="subspace"``: it stops when the
         sine of the largest angle between two successive subspaces is below
-        ``tol``; ``tol=0`` runs exactly ``max_iter`` steps.
-    n_oversamples : int, default=10
-        Extra random directions of ``svd_solver="randomized"``.
+        ``tol``; ``tol=0`` runs exactly ``max_iter`` steps. ARPACK always
+        converges to machine precision, what scikit-learn's default
+        ``tol=0.0`` asks of it; pcalib's default differs because ``tol`` only
+        stops subspace iteration, which ``tol=0`` would run ``max_iter`` times.
+    max_iter : int, default=1000
+        Maximum number of power steps of ``svd_solver="subspace"``.
     iterated_power : int or "auto", default="auto"
         Power iterations of ``svd_solver="randomized"``; ``"auto"`` takes 7
         when ``k < 0.1 min(n_samples, n_features)`` and 4 otherwise
         (scikit-learn's rule).
+    n_oversamples : int, default=10
+        Extra random directions of ``svd_solver="randomized"``.
+    power_iteration_normalizer : {"auto", "QR"}, default="auto"
+        How the randomized range finder re-orthonormalises between power
+        iterations: by a QR factorisation, which ``"auto"`` also means in
+        pcalib (scikit-learn's ``"LU"`` and ``"none"``, cheaper and less
+        accurate, are not offered).
     random_state : None, int, numpy.random.Generator or RandomState, default=None
-        Seed of the random start of the iterative solvers (checked by ``fit``
-        whatever the solver).
+        Seed of the random start of ``"arpack"``, ``"subspace"`` and
+        ``"randomized"`` (checked by ``fit`` whatever the solver).
 
     Attributes
     ----------
@@ -453,7 +679,8 @@ default="auto"
         the sign convention of the module docstring: the transpose ``Wᵀ`` of
         the book's loading matrix ``W`` (d × k).
     explained_variance_ : ndarray of shape (n_components_,)
-        Variance of the data along each component, ``s**2 / (n - 1)``.
+        Variance of the data along each component, ``‖X_c v_i‖² / (n - 1)``:
+        exactly the variance of the scores of the training data.
     explained_variance_ratio_ : ndarray of shape (n_components_,)
         ``explained_variance_`` divided by the total variance of the data.
     singular_values_ : ndarray of shape (n_components_,)
@@ -464,18 +691,27 @@ default="auto"
         Per-feature training standard deviation when ``standardize=True``.
     n_components_ : int
         Number of components kept.
+    noise_variance_ : float
+        The noise variance ``σ²`` of the PPCA model (chapter 4): the mean of
+        the ``min(n_samples, n_features) - n_components_`` discarded
+        eigenvalues of the covariance (``1/(n - 1)`` convention, as
+        scikit-learn); 0 when ``n_components_ = min(n_samples, n_features)``.
+        In the units of the standardised data when ``standardize=True``.
     svd_solver_ : str
         The solver used (what ``"auto"`` chose, after a fallback to ``"full"``).
+    power_iteration_normalizer_ : str
+        What ``power_iteration_normalizer="auto"`` means: always ``"QR"``.
     iterated_power_ : int
         Power iterations the randomized range finder performed (what
         ``"auto"`` chose); 0 when ``svd_solver_`` is not ``"randomized"``.
     n_iter_ : int
         Power steps of ``"subspace"``, set by its stopping rule; 0 for the
-        direct solvers and for ``"randomized"``, whose fixed amount of work
-        has no stopping rule (its power iterations are ``iterated_power_``).
+        other solvers, whose stopping rule is not pcalib's (ARPACK) or which
+        have none (the randomized range finder's power iterations are
+        ``iterated_power_``).
     converged_ : bool
         Whether subspace iteration met its stopping rule within ``max_iter``
-        steps; True for the other solvers, which have no stopping rule.
+        steps; True for the other solvers.
     objective_history_ : ndarray of shape (n_iter_ + 1,), or (1,) unless "subspace"
         Variance captured by the ``k``-dimensional subspace found,
         ``‖X_c Q‖²_F / (n - 1)`` for an orthonormal basis ``Q`` (d × k): for
@@ -505,22 +741,39 @@ default="auto"
         self,
         n_components=None,
         *,
+        copy=True,
+        whiten=False,
         standardize=False,
         svd_solver="auto",
-        max_iter=1000,
         tol=1e-10,
-        n_oversamples=10,
+        max_iter=1000,
         iterated_power="auto",
+        n_oversamples=10,
+        power_iteration_normalizer="auto",
         random_state=None,
     ):
         self.n_components = n_components
+        self.copy = copy
+        self.whiten = whiten
         self.standardize = standardize
         self.svd_solver = svd_solver
-        self.max_iter = max_iter
         self.tol = tol
-        self.n_oversamples = n_oversamples
+        self.max_iter = max_iter
         self.iterated_power = iterated_power
+        self.n_oversamples = n_oversamples
+        self.power_iteration_normalizer = power_iteration_normalizer
         self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        """float32 is preserved; sparse input is accepted by the solvers of ``SPARSE_SOLVERS``."""
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        # "auto" means "arpack" on sparse input, which computes only the top
+        # components: not enough for a fraction of variance or "mle"
+        tags.input_tags.sparse = self.svd_solver in SPARSE_SOLVERS or (
+            self.svd_solver == "auto" and not needs_whole_spectrum(self.n_components)
+        )
+        return tags
 
     def fit(self, X, y=None):
         """Fit the principal axes on ``X``.
@@ -530,7 +783,7 @@ default="auto"
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training data, at least two samples.
         y : None
             Ignored; accepted for pipeline compatibility.
@@ -542,57 +795,130 @@ default="auto"
         """
         self._check_parameters()
         random_state = as_generator(self.random_state)
+        if scipy.sparse.issparse(X):
+            attributes = self._fit_sparse(X, random_state)
+        else:
+            attributes = self._fit_dense(X, random_state)
+        validate_data(self, X, reset=True, skip_check_array=True)
+        for name, value in attributes.items():
+            setattr(self, name, value)
+        return self
+
+    def _fit_dense(self, X, random_state):
+        """The fitted attributes for dense ``X``, as a dict."""
+        dtype = result_dtype(X)
         X_checked = as_float_matrix(X, name="X", min_samples=2)
         n_samples, n_features = X_checked.shape
-        n_components = check_n_components(
-            self.n_components, min(n_samples, n_features), allow_fraction=True
-        )
         svd_solver = self.svd_solver
         if svd_solver == "auto":
             svd_solver = choose_svd_solver(n_samples, n_features)
-        if isinstance(n_components, float) and svd_solver in PARTIAL_SOLVERS:
-            raise ValueError(
-                f"n_components={n_components} is a fraction of variance, which needs "
-                f"the whole spectrum, but svd_solver={svd_solver!r} computes only the "
-                "top components: pass an int, or use svd_solver='full' or 'gram'."
-            )
+        n_components = check_pca_n_components(self.n_components, X_checked.shape, svd_solver)
         # The solvers work on X_centered = (X - mean) / 2**exponent; singular
         # values are multiplied back by 2**exponent and variances by 4**exponent.
-        X_centered, mean, scale, exponent, total_variance = center_and_scale(
+        data = center_and_scale(
             X_checked, standardize=self.standardize, order="F" if svd_solver == "full" else "C"
         )
-        n_wanted = min(n_samples, n_features) if isinstance(n_components, float) else n_components
-        axes = self._principal_axes(X_centered, svd_solver, n_wanted, random_state)
-        explained_variance, ratio, n_kept = kept_variance(
-            axes.singular_values, n_samples, n_components, total_variance
+        n_wanted = n_components if isinstance(n_components, int) else min(n_samples, n_features)
+        n_wanted = max(n_wanted, 1)
+        axes = self._principal_axes(data.X_centered, svd_solver, n_wanted, random_state)
+        explained_variance, _, n_kept = kept_variance(
+            axes.singular_values, n_samples, n_components, data.total_variance
         )
         if (
             self.svd_solver == "auto"
             and svd_solver == "covariance_eigh"
+            and n_kept > 0
             and not covariance_is_accurate(explained_variance, n_kept)
         ):  # squaring the data cost digits of the kept variances: the SVD instead
             svd_solver = "full"
-            axes = self._principal_axes(X_centered, svd_solver, n_wanted, random_state)
-            explained_variance, ratio, n_kept = kept_variance(
-                axes.singular_values, n_samples, n_components, total_variance
+            axes = self._principal_axes(data.X_centered, svd_solver, n_wanted, random_state)
+        return self._fitted_attributes(axes, n_components, X_checked.shape, data, svd_solver, dtype)
+
+    def _fit_sparse(self, X, random_state):
+        """The fitted attributes for sparse ``X``, centred implicitly, as a dict."""
+        svd_solver = "arpack" if self.svd_solver == "auto" else self.svd_solver
+        if svd_solver not in SPARSE_SOLVERS:
+            raise sparse_solver_error(svd_solver)
+        if self.svd_solver == "auto" and needs_whole_spectrum(self.n_components):
+            raise ValueError(
+                f"n_components={self.n_components!r} needs the whole spectrum, but on sparse "
+                "X svd_solver='auto' means 'arpack', which computes only the top "
+                "components: pass svd_solver='covariance_eigh' for sparse X."
             )
+        dtype = result_dtype(X)
+        X_checked = as_sparse_float_matrix(X).astype(np.float64, copy=False)
+        n_samples, n_features = X_checked.shape
+        if n_samples < 2:
+            raise ValueError(
+                f"X has {n_samples} sample(s) (shape={X_checked.shape}) while a minimum "
+                "of 2 is required."
+            )
+        n_components = check_pca_n_components(self.n_components, X_checked.shape, svd_solver)
+        mean, variance = sparse_column_moments(X_checked)
+        if not np.any(variance > 0):
+            raise ValueError(
+                "X has zero variance in every feature: all samples are equal, so "
+                "the principal directions are undefined."
+            )
+        scale = None
+        total_variance = float(variance.sum())
+        if self.standardize:
+            constant = np.flatnonzero(variance == 0)
+            if constant.size:
+                raise ValueError(
+                    f"standardize=True cannot scale feature(s) {constant.tolist()} of X: "
+                    "they are constant (standard deviation 0). Drop them first."
+                )
+            scale, total_variance = np.sqrt(variance), float(n_features)
+        n_wanted = n_components if svd_solver != "covariance_eigh" else None
+        components, singular_values, iterated_power = principal_axes_sparse(
+            X_checked,
+            mean,
+            scale,
+            n_wanted,
+            svd_solver,
+            n_oversamples=self.n_oversamples,
+            iterated_power=self.iterated_power,
+            random_state=random_state,
+        )
+        if svd_solver == "randomized":  # see _principal_axes
+            components, singular_values = singular_values_along(
+                centered_operator(X_checked, mean, scale), components
+            )
+        axes = PrincipalAxes(components, singular_values, iterated_power=iterated_power)
+        data = CenteredData(None, mean, scale, 0, total_variance)
+        return self._fitted_attributes(axes, n_components, X_checked.shape, data, svd_solver, dtype)
+
+    def _fitted_attributes(self, axes, n_components, shape, data, svd_solver, dtype):
+        """The attributes of a fit from what the solver found, on ``X``'s scale and dtype."""
+        n_samples = shape[0]
+        explained_variance, ratio, n_kept = kept_variance(
+            axes.singular_values, n_samples, n_components, data.total_variance
+        )
         objective_history = axes.objective_history
         if objective_history is None:  # no monitored iterations: the variance captured, once
             objective_history = np.array([explained_variance[:n_kept].sum()])
-
-        validate_data(self, X, reset=True, skip_check_array=True)
-        self.mean_, self.scale_ = mean, scale
-        self.svd_solver_, self.iterated_power_ = svd_solver, axes.iterated_power
-        self.n_iter_ = axes.n_iter
-        self.converged_ = axes.converged
-        self.objective_history_ = np.ldexp(objective_history, 2 * exponent)
-        self.n_samples_ = n_samples
-        self.n_components_ = n_kept
-        self.components_ = axes.components[:n_kept]
-        self.singular_values_ = np.ldexp(axes.singular_values[:n_kept], exponent)
-        self.explained_variance_ = np.ldexp(explained_variance[:n_kept], 2 * exponent)
-        self.explained_variance_ratio_ = ratio[:n_kept]
-        return self
+        sigma2 = noise_variance(explained_variance, n_kept, min(shape), data.total_variance)
+        exponent = data.exponent
+        return {
+            "mean_": data.mean.astype(dtype),
+            "scale_": None if data.scale is None else data.scale.astype(dtype),
+            "svd_solver_": svd_solver,
+            "power_iteration_normalizer_": "QR",
+            "iterated_power_": axes.iterated_power,
+            "n_iter_": axes.n_iter,
+            "converged_": axes.converged,
+            "objective_history_": np.ldexp(objective_history, 2 * exponent),
+            "n_samples_": n_samples,
+            "n_components_": int(n_kept),
+            "components_": axes.components[:n_kept].astype(dtype),
+            "singular_values_": np.ldexp(axes.singular_values[:n_kept], exponent).astype(dtype),
+            "explained_variance_": np.ldexp(explained_variance[:n_kept], 2 * exponent).astype(
+                dtype
+            ),
+            "explained_variance_ratio_": ratio[:n_kept].astype(dtype),
+            "noise_variance_": float(np.ldexp(sigma2, 2 * exponent)),
+        }
 
     def _principal_axes(self, X_centered, svd_solver, n_wanted, random_state):
         """Run ``svd_solver`` on the centred data; see :class:`PrincipalAxes`."""
@@ -602,6 +928,10 @@ default="auto"
             return PrincipalAxes(*principal_axes_covariance(X_centered))
         if svd_solver == "gram":
             return PrincipalAxes(*principal_axes_gram(X_centered, n_wanted))
+        if svd_solver == "arpack":
+            return PrincipalAxes(
+                *principal_axes_arpack(X_centered, n_wanted, random_state=random_state)
+            )
         if svd_solver == "subspace":
             components, singular_values, history, converged = subspace_iteration(
                 X_centered,
@@ -613,26 +943,54 @@ default="auto"
             return PrincipalAxes(
                 components, singular_values, history, converged, n_iter=len(history) - 1
             )
-        components, singular_values, iterated_power = principal_axes_randomized(
+        components, _, iterated_power = principal_axes_randomized(
             X_centered,
             n_wanted,
             n_oversamples=self.n_oversamples,
             iterated_power=self.iterated_power,
             random_state=random_state,
         )
+        # The range finder's singular values are those of Qᵀ X_c, the data
+        # projected on the subspace it found: they underestimate ‖X_c v_i‖ by
+        # the part of X_c v_i outside that subspace. ‖X_c v_i‖ is never below
+        # them, its sum of squares never above the top-k variances (Ky Fan),
+        # and its error is of the second order in the error of v_i; it is also
+        # exactly the norm of the scores transform() returns for the training
+        # data, so that explained_variance_ is their variance.
+        components, singular_values = singular_values_along(X_centered, components)
         return PrincipalAxes(components, singular_values, iterated_power=iterated_power)
 
     def _check_parameters(self):
         """Validate the constructor arguments (scikit-learn defers this to fit)."""
+        check_bool(self.copy, name="copy")
+        check_bool(self.whiten, name="whiten")
         check_bool(self.standardize, name="standardize")
         check_option(self.svd_solver, name="svd_solver", allowed=SVD_SOLVERS)
-        check_positive_int(self.max_iter, name="max_iter")
         check_non_negative_float(self.tol, name="tol")
-        check_non_negative_int(self.n_oversamples, name="n_oversamples")
+        check_positive_int(self.max_iter, name="max_iter")
         if isinstance(self.iterated_power, str):
             check_option(self.iterated_power, name="iterated_power", allowed=("auto",))
         else:
             check_non_negative_int(self.iterated_power, name="iterated_power")
+        check_non_negative_int(self.n_oversamples, name="n_oversamples")
+        check_option(
+            self.power_iteration_normalizer,
+            name="power_iteration_normalizer",
+            allowed=POWER_ITERATION_NORMALIZERS,
+        )
+
+    def _check_new_data(self, X):
+        """Validate data given to the fitted estimator; return it and the dtype of results.
+
+        Dense data come back as float64 arrays, sparse data as CSR or CSC.
+        """
+        check_fitted(self, "components_")
+        dtype = np.result_type(result_dtype(X), self.components_.dtype)
+        if not scipy.sparse.issparse(X):
+            return check_new_data(self, X, fitted_attribute="components_"), dtype
+        X_checked = as_sparse_float_matrix(X).astype(np.float64, copy=False)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        return X_checked, dtype
 
     def _center_and_scale(self, X):
         """Centre (and scale) new data with the *training* statistics."""
@@ -641,22 +999,64 @@ default="auto"
             X_centered /= self.scale_
         return X_centered
 
+    def _project_sparse(self, X):
+        """``(X - mean_) / scale_ @ components_.T`` for sparse ``X``, without densifying it.
+
+        ``X (V D⁻¹)ᵀ - (D⁻¹ mean_)ᵀ Vᵀ``: only the scores are dense.
+        """
+        axes = self.components_.astype(np.float64)
+        mean = self.mean_.astype(np.float64)
+        if self.scale_ is not None:
+            axes = axes / self.scale_
+        return X @ axes.T - mean @ axes.T
+
+    def _whitening_scale(self):
+        """``sqrt(explained_variance_)``, the standard deviations of the scores, floored.
+
+        The floor, ``eps`` times the largest, keeps the whitened scores finite
+        along a direction of rounding-level variance (rank-deficient data).
+        scikit-learn floors at ``eps`` itself, which depends on the units of
+        the data; a floor relative to the largest does not.
+        """
+        std = self._score_deviations()
+        return np.maximum(std, EPS * np.max(std, initial=0.0))
+
+    def _score_deviations(self):
+        """``singular_values_ / sqrt(n - 1)``: ``sqrt(explained_variance_)``, in units of X.
+
+        Computed from the singular values, which stay representable for data
+        so small that their variances underflow.
+        """
+        return self.singular_values_.astype(np.float64) / np.sqrt(self.n_samples_ - 1)
+
     def transform(self, X):
         """Project ``X`` on the components: ``(X - mean_) / scale_ @ components_.T``.
 
+        With ``whiten=True`` each score is then divided by its standard
+        deviation ``sqrt(explained_variance_)``.
+
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features_in_)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features_in_)
 
         Returns
         -------
         Z : ndarray of shape (n_samples, n_components_)
         """
-        X_checked = check_new_data(self, X, fitted_attribute="components_")
-        return self._center_and_scale(X_checked) @ self.components_.T
+        X_checked, dtype = self._check_new_data(X)
+        if scipy.sparse.issparse(X_checked):
+            Z = self._project_sparse(X_checked)
+        else:
+            Z = self._center_and_scale(X_checked) @ self.components_.T
+        if self.whiten:
+            Z = Z / self._whitening_scale()
+        return Z.astype(dtype, copy=False)
 
     def inverse_transform(self, Z):
         """Map scores back to the data space: ``Z @ components_ * scale_ + mean_``.
+
+        With ``whiten=True`` the scores are first multiplied by
+        ``sqrt(explained_variance_)``, undoing :meth:`transform`.
 
         Parameters
         ----------
@@ -669,16 +1069,158 @@ default="auto"
             produced ``Z`` (eq. ``eq-pca-reconstruction``).
         """
         check_fitted(self, "components_")
-        Z = as_float_matrix(Z, name="Z")
+        dtype = np.result_type(result_dtype(Z), self.components_.dtype)
+        Z = as_float_matrix(Z, name="Z", min_features=0)
         if Z.shape[1] != self.n_components_:
             raise ValueError(
                 f"Z has {Z.shape[1]} columns but this PCA has {self.n_components_} "
                 "components; pass the output of transform()."
             )
+        if self.whiten:
+            Z = Z * self._score_deviations()
         X_hat = Z @ self.components_
         if self.scale_ is not None:
             X_hat *= self.scale_
-        return X_hat + self.mean_
+        return (X_hat + self.mean_).astype(dtype, copy=False)
+
+    # ------------------------------------------------- the PPCA model (chapter 4)
+    def _model_spectrum(self):
+        """Eigenvalues of the PPCA model's covariance on the standardised scale.
+
+        The covariance ``C = Vᵀ diag(λ) V + σ² (I - Vᵀ V)``, ``V`` the
+        components, has the eigenvalues ``λ_i = max(explained_variance_i, σ²)``
+        along the components and ``σ² = noise_variance_`` on their orthogonal
+        complement (eq. ``eq-ppca-marginal``).
+
+        Returns
+        -------
+        V : ndarray of shape (n_components_, n_features), float64
+        eigenvalues : ndarray of shape (n_components_,)
+        noise_variance : float
+        """
+        check_fitted(self, "components_")
+        noise_variance = self.noise_variance_
+        eigenvalues = np.maximum(self.explained_variance_.astype(np.float64), noise_variance)
+        return self.components_.astype(np.float64), eigenvalues, noise_variance
+
+    def _check_model_invertible(self, eigenvalues, noise_variance):
+        """Raise ``ValueError`` when the model covariance is singular (``σ² = 0``, rank < d)."""
+        n_features = self.components_.shape[1]
+        spectrum = eigenvalues if self.n_components_ == n_features else [noise_variance]
+        largest = max(float(np.max(eigenvalues, initial=0.0)), noise_variance)
+        if np.min(spectrum) <= max(self.n_samples_, n_features) * EPS * largest:
+            raise ValueError(
+                "The PPCA model of this PCA has a singular covariance: noise_variance_ is 0 "
+                f"because n_components_ = min(n_samples, n_features) = {self.n_components_}, "
+                "or a kept variance is 0 (rank-deficient X), so the model has no density. "
+                "Fit with fewer components to score samples or get the precision."
+            )
+
+    def get_covariance(self):
+        """Covariance of the PPCA model, ``C = W Wᵀ + σ² I`` (chapter 4, eq. ``eq-ppca-marginal``).
+
+        ``W = components_ᵀ diag(max(explained_variance_ - σ², 0))^{1/2}`` with
+        ``σ² = noise_variance_``: the maximum-likelihood PPCA fit of chapter 4
+        (eqs. ``eq-ppca-ml-W`` and ``eq-ppca-ml-sigma2``) with the ``1/(n - 1)``
+        covariance, as scikit-learn's ``PCA.get_covariance``. It does not
+        depend on ``whiten``. With ``standardize=True`` the model is fitted to
+        the standardised data and ``C`` is returned in the units of ``X``:
+        ``D C_std D`` with ``D = diag(scale_)``.
+
+        Returns
+        -------
+        C : ndarray of shape (n_features_in_, n_features_in_)
+        """
+        V, eigenvalues, noise_variance = self._model_spectrum()
+        C = (V.T * (eigenvalues - noise_variance)) @ V
+        C[np.diag_indices_from(C)] += noise_variance
+        if self.scale_ is not None:
+            C *= np.outer(self.scale_, self.scale_)
+        return C.astype(self.components_.dtype, copy=False)
+
+    def get_precision(self):
+        """Inverse of :meth:`get_covariance`, from the spectrum of the model.
+
+        ``C⁻¹ = I / σ² + Vᵀ diag(1/λ_i - 1/σ²) V`` (``Vᵀ diag(1/λ_i) V`` when
+        ``n_components_ = n_features``), then ``D⁻¹ C_std⁻¹ D⁻¹`` with
+        ``standardize=True``.
+
+        Returns
+        -------
+        precision : ndarray of shape (n_features_in_, n_features_in_)
+
+        Raises
+        ------
+        ValueError
+            The model covariance is singular (``noise_variance_ = 0`` with fewer
+            components than features, or a kept variance of 0).
+        """
+        V, eigenvalues, noise_variance = self._model_spectrum()
+        self._check_model_invertible(eigenvalues, noise_variance)
+        if self.n_components_ == V.shape[1]:
+            precision = (V.T / eigenvalues) @ V
+        else:
+            precision = (V.T * (1 / eigenvalues - 1 / noise_variance)) @ V
+            precision[np.diag_indices_from(precision)] += 1 / noise_variance
+        if self.scale_ is not None:
+            precision /= np.outer(self.scale_, self.scale_)
+        return precision.astype(self.components_.dtype, copy=False)
+
+    def score_samples(self, X):
+        """Log-likelihood ``log N(x | mean_, C)`` of each row (PPCA, eq. ``eq-ppca-loglik``).
+
+        With ``x_s = (x - mean_) / scale_`` and its scores ``z = V x_s``:
+        ``-½ (d log 2π + log det C + Σ_i z_i² / λ_i + ‖x_s - Vᵀ z‖² / σ²)``,
+        the part of ``x_s`` along the components and the part orthogonal to
+        them; ``log det C = Σ_i log λ_i + (d - k) log σ² + 2 Σ_j log scale_j``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        log_likelihood : ndarray of shape (n_samples,)
+
+        Raises
+        ------
+        ValueError
+            The model covariance is singular (see :meth:`get_precision`).
+        """
+        X_checked, dtype = self._check_new_data(X)
+        if scipy.sparse.issparse(X_checked):
+            raise TypeError("score_samples takes dense X; convert it with X.toarray().")
+        V, eigenvalues, noise_variance = self._model_spectrum()
+        self._check_model_invertible(eigenvalues, noise_variance)
+        X_s = self._center_and_scale(X_checked)
+        Z = X_s @ V.T
+        n_features, n_components = V.shape[1], V.shape[0]
+        quadratic = (Z**2 / eigenvalues).sum(axis=1)
+        log_det = float(np.sum(np.log(eigenvalues)))
+        if n_components < n_features:
+            residual = X_s - Z @ V
+            quadratic += np.einsum("ij,ij->i", residual, residual) / noise_variance
+            log_det += (n_features - n_components) * np.log(noise_variance)
+        if self.scale_ is not None:
+            log_det += 2 * float(np.sum(np.log(self.scale_.astype(np.float64))))
+        log_likelihood = -0.5 * (n_features * np.log(2 * np.pi) + log_det + quadratic)
+        return log_likelihood.astype(dtype, copy=False)
+
+    def score(self, X, y=None):
+        """Average log-likelihood of the rows of ``X`` under the PPCA model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features_in_)
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        float
+            The mean of :meth:`score_samples`.
+        """
+        return float(np.mean(self.score_samples(X)))
 
     @property
     def _n_features_out(self):

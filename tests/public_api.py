@@ -38,7 +38,10 @@ CONFIGURATIONS = {
         {"svd_solver": "gram"},
         {"svd_solver": "subspace", "random_state": 0},
         {"svd_solver": "randomized", "random_state": 0},
+        {"svd_solver": "arpack", "n_components": 1, "random_state": 0},
         {"n_components": 0.9},
+        {"n_components": "mle"},
+        {"whiten": True},
     ],
     KernelPCA: [
         {},
@@ -46,6 +49,7 @@ CONFIGURATIONS = {
         {"kernel": "poly"},
         {"kernel": "rbf", "eigen_solver": "dense"},
         {"kernel": "rbf", "n_components": 3, "eigen_solver": "arpack"},
+        {"kernel": "rbf", "eigen_solver": "randomized", "random_state": 0},
         {"kernel": "rbf", "approximation": "nystrom", "n_landmarks": 10, "random_state": 0},
         {"kernel": "rbf", "approximation": "rff", "random_state": 0},
     ],
@@ -68,6 +72,7 @@ CONFIGURATIONS = {
         {"solver": "mu"},
         {"solver": "pg"},
         {"solver": "mu", "beta_loss": "kullback-leibler"},
+        {"solver": "mu", "beta_loss": "itakura-saito"},
     ],
     RobustPCA: [
         {"random_state": 0},
@@ -282,7 +287,6 @@ def _kernel_pca_power(kernel, attribute):
         "explained_variance_": kernel_power,
         "kernel_column_means_": kernel_power,
         "kernel_mean_": kernel_power,
-        "dual_coef_": -kernel_power // 2,
         "gamma_": -2,
         "random_weights_": -1,
         "random_offsets_": 0,
@@ -300,21 +304,22 @@ def _nmf_power(estimator, attribute):
     """Unpenalised: H keeps unit-norm rows and W carries the units of X.
 
     Penalised: both factors are in units of √X (the penalties are then given
-    in the units that keep the problem the same). The Frobenius loss has
-    degree 2 in X, the Kullback–Leibler divergence degree 1.
+    in the units that keep the problem the same). The β-divergence has
+    degree β in X: 2 for the Frobenius loss, 1 for Kullback–Leibler, 0 for
+    Itakura–Saito; the reconstruction error is its square root up to a factor.
     """
-    kl = estimator.beta_loss in ("kullback-leibler", 1)
+    beta = pcalib.nmf.beta_value(estimator.beta_loss)
     powers = {
         "components_": 0.5 if _nmf_penalised(estimator) else 0,
-        "reconstruction_err_": 0.5 if kl else 1,
-        "objective_history_": 1 if kl else 2,
+        "reconstruction_err_": beta / 2,
+        "objective_history_": beta,
     }
     return powers.get(attribute, _COMMON_POWERS.get(attribute))
 
 
 def transform_power(estimator):
     """Power of ``c`` in ``transform(c·X)`` (of the estimator fitted on ``c·X``)."""
-    if getattr(estimator, "standardize", False):
+    if getattr(estimator, "standardize", False) or getattr(estimator, "whiten", False):
         return 0
     if isinstance(estimator, KernelPCA):
         return 1 if estimator.kernel == "linear" else 0

@@ -18,12 +18,20 @@ from itertools import pairwise
 import numpy as np
 import pytest
 import scipy.linalg
+import scipy.sparse
 from sklearn.decomposition import PCA as SklearnPCA
 from sklearn.exceptions import ConvergenceWarning
 
 from pcalib import PCA
 from pcalib.datasets import make_low_rank, make_spectrum
-from pcalib.high_dim import principal_axes_gram, subspace_iteration
+from pcalib.high_dim import (
+    centered_operator,
+    principal_axes_gram,
+    principal_axes_randomized,
+    principal_axes_sparse,
+    sparse_column_moments,
+    subspace_iteration,
+)
 
 SOLVERS = ("full", "covariance_eigh", "gram", "subspace", "randomized")
 DIRECT_SOLVERS = ("full", "covariance_eigh", "gram")
@@ -718,3 +726,307 @@ def test_every_solver_finds_the_known_axes_at_extreme_scales(solver, shape, c):
     np.testing.assert_allclose(pca.components_, convention(V[:, :3].T), atol=1e-8)
     np.testing.assert_allclose(pca.singular_values_ / c, s[:3], rtol=1e-8)
     np.testing.assert_allclose(pca.explained_variance_ratio_, s[:3] ** 2 / np.sum(s**2), rtol=1e-8)
+
+
+# ---------------------------------------------------------------------------
+# 10. Sparse data: centring without densifying
+# ---------------------------------------------------------------------------
+
+SPARSE_SOLVERS = ("arpack", "covariance_eigh", "randomized")
+SPARSE_CONTAINERS = {
+    "csr_array": scipy.sparse.csr_array,
+    "csc_array": scipy.sparse.csc_array,
+    "csr_matrix": scipy.sparse.csr_matrix,
+    "csc_matrix": scipy.sparse.csc_matrix,
+}
+
+
+def sparse_low_rank(n_samples, n_features, seed, container=scipy.sparse.csr_array):
+    """A sparse non-negative matrix: four sparse rank-one terms of weights 8, 4, 2, 1 plus noise.
+
+    Its centred spectrum has four well-separated singular values above a
+    floor about a hundred times lower, as a document-term matrix with a few
+    topics would; its dense reference copy is ``X.toarray()``.
+    """
+    rng = np.random.default_rng(seed)
+    topics = scipy.sparse.random_array((n_samples, 4), density=0.3, rng=rng)
+    words = scipy.sparse.random_array((4, n_features), density=0.3, rng=rng)
+    noise = scipy.sparse.random_array((n_samples, n_features), density=0.05, rng=rng)
+    X = topics @ scipy.sparse.diags_array([8.0, 4.0, 2.0, 1.0]) @ words + 0.01 * noise
+    return container(X)
+
+
+def dense_reference(X, mean=None, scale=1.0):
+    """Components (convention applied) and singular values of ``(X - mean) / scale``, by NumPy."""
+    D = X.toarray()
+    mean = D.mean(axis=0) if mean is None else mean
+    _, s, Vt = np.linalg.svd((D - mean) / scale, full_matrices=False)
+    return convention(Vt), s
+
+
+def sparse_axes(X, solver, k=3, scale=None, mean=None, **params):
+    """``principal_axes_sparse`` with the column means and q = 10 for the randomized solver."""
+    mean = sparse_column_moments(X)[0] if mean is None else mean
+    params.setdefault("random_state", 0)
+    if solver == "randomized":
+        params.setdefault("iterated_power", Q_RANDOMIZED)
+    return principal_axes_sparse(X, mean, scale, k, solver, **params)
+
+
+@pytest.mark.parametrize("container", SPARSE_CONTAINERS.values(), ids=SPARSE_CONTAINERS.keys())
+@pytest.mark.parametrize("shape", [(300, 60), (60, 300)], ids=["tall", "wide"])
+@pytest.mark.parametrize("solver", SPARSE_SOLVERS)
+def test_sparse_solvers_match_the_dense_svd(solver, shape, container):
+    X = sparse_low_rank(*shape, seed=30, container=container)
+    components_ref, s_ref = dense_reference(X)
+    k = 3
+    assert_well_separated(s_ref, k)
+    assert_sign_is_decidable(components_ref[:k])
+    components, s, iterated_power = sparse_axes(X, solver, k)
+    r = min(shape) if solver == "covariance_eigh" else k
+    assert components.shape == (r, shape[1]) and s.shape == (r,)
+    np.testing.assert_allclose(s[:k], s_ref[:k], rtol=1e-10)
+    np.testing.assert_allclose(components[:k], components_ref[:k], rtol=0, atol=1e-8)
+    np.testing.assert_allclose(components @ components.T, np.eye(r), atol=1e-10)
+    assert iterated_power == (Q_RANDOMIZED if solver == "randomized" else 0)
+    if solver == "covariance_eigh":
+        # the covariance route squares the data: the smallest singular values of
+        # all r carry an absolute error up to about sqrt(eps) s_1
+        np.testing.assert_allclose(s, s_ref[:r], rtol=0, atol=1e-7 * s_ref[0])
+
+
+@pytest.mark.parametrize(
+    "scale", ["std", 4.0, 0.3], ids=["standard deviations", "power of two", "scalar"]
+)
+@pytest.mark.parametrize("solver", SPARSE_SOLVERS)
+def test_sparse_solvers_with_a_scale(solver, scale):
+    X = sparse_low_rank(200, 50, seed=31, container=scipy.sparse.csc_array)
+    variance = sparse_column_moments(X)[1]
+    scale = np.sqrt(variance) if isinstance(scale, str) else scale
+    components_ref, s_ref = dense_reference(X, scale=scale)
+    assert_well_separated(s_ref, 3)
+    assert_sign_is_decidable(components_ref[:3])
+    components, s, _ = sparse_axes(X, solver, scale=scale)
+    np.testing.assert_allclose(s[:3], s_ref[:3], rtol=1e-10)
+    np.testing.assert_allclose(components[:3], components_ref[:3], rtol=0, atol=1e-8)
+
+
+@pytest.mark.parametrize("solver", SPARSE_SOLVERS)
+def test_sparse_solvers_centre_on_any_given_mean(solver):
+    # the operator and the covariance subtract the mean given, not the column means
+    X = sparse_low_rank(200, 50, seed=32)
+    mean = sparse_column_moments(X)[0] + np.random.default_rng(0).uniform(0.0, 0.1, 50)
+    components_ref, s_ref = dense_reference(X, mean=mean)
+    assert_well_separated(s_ref, 3)
+    components, s, _ = sparse_axes(X, solver, mean=mean)
+    np.testing.assert_allclose(s[:3], s_ref[:3], rtol=1e-10)
+    np.testing.assert_allclose(components[:3], components_ref[:3], rtol=0, atol=1e-8)
+
+
+@pytest.mark.parametrize("solver", SPARSE_SOLVERS)
+def test_sparse_solvers_scale_exactly_with_the_data(solver):
+    # X times a power of two c, divided back by scale = c, is X again in every product
+    X = sparse_low_rank(200, 50, seed=33)
+    mean = sparse_column_moments(X)[0]
+    c = 2.0**-300
+    components, s, _ = sparse_axes(X, solver, mean=mean)
+    components_c, s_c, _ = sparse_axes(c * X, solver, mean=c * mean, scale=c)
+    np.testing.assert_array_equal(components_c, components)
+    np.testing.assert_array_equal(s_c, s)
+
+
+def test_sparse_randomized_equals_the_dense_randomized_on_the_same_seed():
+    # the operator feeds the same range finder as the dense centred matrix: same
+    # test matrix, same products up to rounding, hence the same answer
+    X = sparse_low_rank(300, 60, seed=34)
+    mean = sparse_column_moments(X)[0]
+    components, s, q = sparse_axes(X, "randomized", k=5, iterated_power=2, random_state=7)
+    dense_components, dense_s, dense_q = principal_axes_randomized(
+        X.toarray() - mean, 5, iterated_power=2, random_state=7
+    )
+    assert q == dense_q == 2
+    np.testing.assert_allclose(s, dense_s, rtol=1e-12)
+    np.testing.assert_allclose(components, dense_components, rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("solver", ["arpack", "randomized"])
+def test_sparse_random_state(solver):
+    X = sparse_low_rank(200, 50, seed=35)
+    first = sparse_axes(X, solver, random_state=np.random.RandomState(3))
+    second = sparse_axes(X, solver, random_state=np.random.RandomState(3))
+    for a, b in zip(first[:2], second[:2], strict=True):
+        np.testing.assert_array_equal(a, b)
+    other = sparse_axes(X, solver, random_state=np.random.default_rng(11))
+    np.testing.assert_allclose(other[1], first[1], rtol=1e-10)
+
+
+@pytest.mark.parametrize("container", SPARSE_CONTAINERS.values(), ids=SPARSE_CONTAINERS.keys())
+def test_sparse_column_moments_match_numpy(container):
+    rng = np.random.default_rng(36)
+    D = rng.standard_normal((500, 6)) * (rng.random((500, 6)) < 0.2)
+    D[:, 1] = 0.0  # an empty column
+    D[:, 2] = 1e6 + rng.standard_normal(500)  # a mean large compared to the spread
+    D[0, 3] = 7.0  # a single entry
+    X = container(D)
+    mean, variance = sparse_column_moments(X)
+    np.testing.assert_allclose(mean, np.mean(D, axis=0), rtol=1e-13, atol=0)
+    np.testing.assert_allclose(variance, np.var(D, axis=0, ddof=1), rtol=1e-10, atol=0)
+    # the textbook E[x²] - E[x]² loses about twelve digits on the offset column
+    naive = (np.mean(D[:, 2] ** 2) - np.mean(D[:, 2]) ** 2) * 500 / 499
+    assert abs(naive / np.var(D[:, 2], ddof=1) - 1) > 1e-6
+
+
+def test_sparse_column_moments_with_duplicates_explicit_zeros_and_integers():
+    # COO input may repeat an entry (the values add up) and store explicit zeros
+    rows = np.array([0, 0, 1, 2, 2, 3])
+    cols = np.array([0, 0, 1, 1, 2, 2])
+    values = np.array([1, 2, 0, 5, 3, -4])
+    X = scipy.sparse.coo_array((values, (rows, cols)), shape=(4, 3))
+    D = X.toarray()
+    assert D[0, 0] == 3 and X.nnz == 6
+    mean, variance = sparse_column_moments(X)
+    assert mean.dtype == np.float64
+    np.testing.assert_allclose(mean, D.mean(axis=0), rtol=1e-15)
+    np.testing.assert_allclose(variance, D.var(axis=0, ddof=1), rtol=1e-15)
+
+
+def test_sparse_column_moments_keep_float32():
+    X = sparse_low_rank(100, 20, seed=37).astype(np.float32)
+    mean, variance = sparse_column_moments(X)
+    assert mean.dtype == variance.dtype == np.float32
+    D = X.toarray().astype(np.float64)
+    np.testing.assert_allclose(variance, D.var(axis=0, ddof=1), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("scale", [None, 0.5, "vector"])
+def test_centered_operator_is_the_dense_centred_matrix(scale, dtype):
+    X = sparse_low_rank(40, 25, seed=38).astype(dtype)
+    rng = np.random.default_rng(38)
+    mean = rng.standard_normal(25)
+    scale = rng.uniform(0.5, 2.0, 25) if scale == "vector" else scale
+    A = (X.toarray().astype(np.float64) - mean.astype(dtype)) / (1.0 if scale is None else scale)
+    op = centered_operator(X, mean, scale)
+    assert op.shape == (40, 25) and op.dtype == dtype
+    v, u = rng.standard_normal(25), rng.standard_normal(40)
+    V, U = rng.standard_normal((25, 4)), rng.standard_normal((40, 4))
+    rtol = 1e-12 if dtype == np.float64 else 1e-5
+    pairs = [
+        (op.matvec(v), A @ v),
+        (op.matvec(v[:, None]), A @ v[:, None]),
+        (op.rmatvec(u), A.T @ u),
+        (op.matmat(V), A @ V),
+        (op.rmatmat(U), A.T @ U),
+        (op @ V, A @ V),
+        (op.T @ U, A.T @ U),
+        (U.T @ op, U.T @ A),
+    ]
+    for result, expected in pairs:
+        assert result.shape == expected.shape
+        np.testing.assert_allclose(result, expected, rtol=rtol, atol=rtol * np.abs(expected).max())
+
+
+class DensifyingIsAnError(scipy.sparse.csr_array):
+    """A CSR array whose dense copy raises: what pcalib does with it stays sparse."""
+
+    def toarray(self, *args, **kwargs):
+        raise AssertionError("X was densified")
+
+    todense = toarray
+
+    def __array__(self, *args, **kwargs):
+        """Refuse ``np.asarray(X)``."""
+        raise AssertionError("X was converted to a dense array")
+
+
+@pytest.mark.parametrize("solver", SPARSE_SOLVERS)
+def test_sparse_input_is_never_densified(solver):
+    X = sparse_low_rank(200, 50, seed=39)
+    guarded = DensifyingIsAnError(X)
+    with pytest.raises(AssertionError, match="densified"):
+        guarded.toarray()
+    mean = sparse_column_moments(guarded)[0]
+    components, s, _ = sparse_axes(guarded, solver, mean=mean)
+    expected_components, expected_s, _ = sparse_axes(X, solver, mean=mean)
+    np.testing.assert_array_equal(s, expected_s)
+    np.testing.assert_array_equal(components, expected_components)
+
+
+@pytest.mark.parametrize("solver", ["arpack", "randomized"])
+def test_sparse_pca_of_a_matrix_too_large_to_densify(solver):
+    # 200 000 × 50 000 is 80 GB dense; its 1e5 scattered entries take 2 MB. Two
+    # frequent columns (20 % and 5 % of the rows) stand far above the scattered
+    # bulk, so that the randomized solver, too, finds the top two axes exactly
+    n, d, nnz = 200_000, 50_000, 100_000
+    rng = np.random.default_rng(40)
+    rows = np.concatenate([rng.integers(0, n, nnz), rng.choice(n, 40_000), rng.choice(n, 10_000)])
+    cols = np.concatenate([rng.integers(0, d, nnz), np.full(40_000, 7), np.full(10_000, 11)])
+    X = scipy.sparse.csr_array((rng.random(rows.size), (rows, cols)), shape=(n, d))
+    mean = sparse_column_moments(X)[0]
+    components, s, _ = principal_axes_sparse(X, mean, None, 2, solver, random_state=0)
+    assert components.shape == (2, d) and np.all(np.isfinite(s))
+    np.testing.assert_allclose(components @ components.T, np.eye(2), atol=1e-10)
+    # each axis is a singular vector: ‖X_c v‖ is its singular value
+    op = centered_operator(X, mean)
+    np.testing.assert_allclose(np.linalg.norm(op @ components.T, axis=0), s, rtol=1e-8)
+    assert np.all(np.argmax(np.abs(components), axis=1) == [7, 11])
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda X, m: sparse_column_moments(X.toarray()), TypeError, "scipy.sparse"),
+        (lambda X, m: centered_operator(X.toarray(), m), TypeError, "scipy.sparse"),
+        (lambda X, m: sparse_column_moments(X[:1]), ValueError, "minimum of 2"),
+        (lambda X, m: sparse_column_moments(X * 1j), ValueError, "[Cc]omplex"),
+        (lambda X, m: centered_operator(X, m[:-1]), ValueError, "mean must have shape"),
+        (lambda X, m: centered_operator(X, m[:, None]), ValueError, "mean must have shape"),
+        (lambda X, m: centered_operator(X, m * np.nan), ValueError, "mean must be finite"),
+        (lambda X, m: centered_operator(X, m, scale=0.0), ValueError, "scale"),
+        (lambda X, m: centered_operator(X, m, scale=-m), ValueError, "scale must be positive"),
+        (lambda X, m: centered_operator(X, m, scale=m[:3]), ValueError, "scale must have shape"),
+        (lambda X, m: principal_axes_sparse(X, m, None, 2, "lanczos"), ValueError, "svd_solver"),
+        (lambda X, m: principal_axes_sparse(X, m, None, 2, "full"), ValueError, "svd_solver"),
+        (lambda X, m: principal_axes_sparse(X, m, None, 20, "arpack"), ValueError, "n_components"),
+        (lambda X, m: principal_axes_sparse(X, m, None, 21, "randomized"), ValueError, "n_comp"),
+        (lambda X, m: principal_axes_sparse(X, m, None, 2.5, "arpack"), TypeError, "n_comp"),
+        (
+            lambda X, m: principal_axes_sparse(X, m, None, 2, "randomized", n_oversamples=-1),
+            ValueError,
+            "n_oversamples",
+        ),
+        (
+            lambda X, m: principal_axes_sparse(X, m, None, 2, "randomized", iterated_power=1.5),
+            TypeError,
+            "iterated_power",
+        ),
+        (
+            lambda X, m: principal_axes_sparse(X, m, None, 2, "arpack", random_state="seed"),
+            TypeError,
+            "random_state",
+        ),
+    ],
+)
+def test_sparse_bad_input_is_named(call, error, match):
+    X = sparse_low_rank(100, 20, seed=41)
+    mean = sparse_column_moments(X)[0]
+    with pytest.raises(error, match=match):
+        call(X, mean)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, 1e300])
+def test_sparse_non_finite_or_huge_entries_are_refused(bad):
+    X = sparse_low_rank(50, 10, seed=42)
+    X.data[3] = bad
+    with pytest.raises(ValueError, match=r"X (contains NaN|is too large)"):
+        sparse_column_moments(X)
+
+
+def test_arpack_needs_k_below_min_n_d():
+    X = sparse_low_rank(100, 20, seed=43)
+    mean = sparse_column_moments(X)[0]
+    with pytest.raises(ValueError, match=r"min\(n_samples, n_features\) - 1 for ARPACK = 19"):
+        principal_axes_sparse(X, mean, None, 20, "arpack")
+    s = principal_axes_sparse(X, mean, None, 19, "arpack", random_state=0)[1]
+    _, s_ref = dense_reference(X)
+    np.testing.assert_allclose(s[:5], s_ref[:5], rtol=1e-10)

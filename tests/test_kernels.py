@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse
 from sklearn.metrics import pairwise
 
 from pcalib.kernels import kernel_matrix, linear_kernel, polynomial_kernel, rbf_kernel
@@ -211,75 +212,123 @@ def test_kernel_matrix_default_is_rbf():
     np.testing.assert_allclose(kernel_matrix(X), pairwise.rbf_kernel(X), rtol=0, atol=RBF_ATOL)
 
 
-def test_kernel_matrix_with_a_callable_equals_the_callable():
+def laplacian(x, y):
+    """The Laplacian kernel ``exp(-‖x - y‖₁)`` of two rows."""
+    return math.exp(-sum(abs(x - y)))
+
+
+def test_kernel_matrix_calls_a_callable_once_per_pair_of_rows():
     X = make_data(12, 3, seed=14)
     Y = make_data(5, 3, seed=15)
     calls = []
 
-    def laplacian(A, B):
-        calls.append((A.shape, B.shape))
-        return np.exp(-np.abs(A[:, None, :] - B[None, :, :]).sum(axis=2))
+    def recorded_laplacian(x, y):
+        calls.append((x.shape, y.shape))
+        return laplacian(x, y)
 
-    expected = brute_force(X, Y, lambda x, y: math.exp(-sum(abs(x - y))))
-    np.testing.assert_allclose(kernel_matrix(X, Y, kernel=laplacian), expected, rtol=1e-14)
-    # Y=None compares X with itself
-    expected_XX = brute_force(X, X, lambda x, y: math.exp(-sum(abs(x - y))))
-    np.testing.assert_allclose(kernel_matrix(X, kernel=laplacian), expected_XX, rtol=1e-14)
-    assert calls == [((12, 3), (5, 3)), ((12, 3), (12, 3))]
-    # the callable gets float arrays, even for lists of ints
-    seen = {}
+    expected = brute_force(X, Y, laplacian)
+    np.testing.assert_array_equal(kernel_matrix(X, Y, kernel=recorded_laplacian), expected)
+    assert len(calls) == 12 * 5
+    # Y=None compares X with itself: the upper triangle with the diagonal
+    # (12 · 13 / 2 calls), plus the 11 pairs (x_{i+1}, x_i) of the symmetry check
+    calls.clear()
+    expected_XX = brute_force(X, X, laplacian)
+    np.testing.assert_array_equal(kernel_matrix(X, kernel=recorded_laplacian), expected_XX)
+    assert len(calls) == 12 * 13 // 2 + 11
+    assert set(calls) == {((3,), (3,))}
+    # the callable gets float rows, even for lists of ints, and may return an int
+    seen = []
 
-    def record(A, B):
-        seen["types"] = (type(A), A.dtype, type(B), B.dtype)
-        return np.ones((len(A), len(B)), dtype=int)
+    def record(x, y):
+        seen.append((type(x), x.dtype, x.shape, type(y), y.dtype, y.shape))
+        return np.int64(x[0] + y[1])
 
     K = kernel_matrix([[1, 2], [3, 4]], [[5, 6]], kernel=record)
-    assert seen["types"] == (np.ndarray, np.float64, np.ndarray, np.float64)
+    assert seen == [(np.ndarray, np.float64, (2,), np.ndarray, np.float64, (2,))] * 2
     assert K.dtype == np.float64
-    np.testing.assert_array_equal(K, [[1.0], [1.0]])
+    np.testing.assert_array_equal(K, [[7.0], [9.0]])
 
 
-def wrong_shape(A, B):
-    return np.ones((len(B), len(A)))
+def histogram(x, y):
+    """The histogram-intersection kernel of scikit-learn's KernelPCA tests."""
+    return np.minimum(x, y).sum()
 
 
-def not_finite(A, B):
-    K = np.ones((len(A), len(B)))
-    K[0, 0] = np.nan
-    return K
+@pytest.mark.parametrize("with_Y", [False, True], ids=["X-vs-X", "X-vs-Y"])
+@pytest.mark.parametrize("kernel", [histogram, laplacian], ids=["histogram", "laplacian"])
+def test_callable_kernel_matrix_equals_sklearn_pairwise_kernels(kernel, with_Y):
+    X = np.abs(make_data(15, 4, seed=18))
+    Y = np.abs(make_data(6, 4, seed=19)) if with_Y else None
+    K_ref = pairwise.pairwise_kernels(X, Y, metric=kernel)
+    np.testing.assert_allclose(kernel_matrix(X, Y, kernel=kernel), K_ref, rtol=1e-15, atol=0)
 
 
-def infinite(A, B):
-    return np.full((len(A), len(B)), np.inf)
+def test_callable_kernel_gets_sparse_rows_as_in_sklearn():
+    X = scipy.sparse.random(8, 5, density=0.4, format="csr", random_state=20)
+    Y = scipy.sparse.random(3, 5, density=0.4, format="csr", random_state=21)
+
+    def sparse_dot(x, y):
+        assert scipy.sparse.issparse(x) and x.shape == (1, 5)
+        assert scipy.sparse.issparse(y) and y.shape == (1, 5)
+        return x.multiply(y).sum()
+
+    for B in (None, Y):
+        K_ref = pairwise.pairwise_kernels(X, B, metric=sparse_dot)
+        K = kernel_matrix(X, B, kernel=sparse_dot)
+        np.testing.assert_allclose(K, K_ref, rtol=1e-15, atol=0)
+        np.testing.assert_allclose(K, (X @ (X if B is None else B).T).toarray(), rtol=1e-14)
 
 
-def complex_valued(A, B):
-    return np.ones((len(A), len(B))) * (1 + 1j)
+def whole_matrix(x, y):
+    return np.outer(x, y)  # the matrix convention, called on two rows
 
 
-def strings(A, B):
-    return np.full((len(A), len(B)), "a")
+def one_element_array(x, y):
+    return np.array([x @ y])
 
 
-def one_dimensional(A, B):
-    return np.ones(len(A) * len(B))
+def not_a_number(x, y):
+    return None
 
 
+def not_finite(x, y):
+    return math.nan if x[0] > y[0] else 1.0  # NaN for some pairs only
+
+
+def infinite(x, y):
+    return -np.inf
+
+
+def huge_int(x, y):
+    return 10**400
+
+
+def complex_valued(x, y):
+    return 1 + 1j
+
+
+def strings(x, y):
+    return "a"
+
+
+@pytest.mark.parametrize("with_Y", [False, True], ids=["X-vs-X", "X-vs-Y"])
 @pytest.mark.parametrize(
     "kernel, message",
     [
-        (wrong_shape, r"kernel wrong_shape must return a real matrix of shape \(4, 3\)"),
-        (one_dimensional, r"kernel one_dimensional must return a real matrix of shape"),
-        (complex_valued, r"kernel complex_valued must return a real matrix.*complex"),
-        (strings, r"kernel strings must return a real matrix"),
-        (not_finite, r"kernel not_finite returned NaN or infinite"),
-        (infinite, r"kernel infinite returned NaN or infinite"),
+        (whole_matrix, r"kernel whole_matrix must return a float for one pair of rows.*\(2, 2\)"),
+        (one_element_array, r"kernel one_element_array must return a float.*shape \(1,\)"),
+        (not_a_number, r"kernel not_a_number must return a float.*NoneType"),
+        (complex_valued, r"kernel complex_valued must return a float.*complex"),
+        (strings, r"kernel strings must return a float.*str"),
+        (not_finite, r"kernel not_finite returned nan.*must be finite"),
+        (infinite, r"kernel infinite returned -inf.*must be finite"),
+        (huge_int, r"kernel huge_int returned inf.*must be finite"),
     ],
     ids=lambda value: getattr(value, "__name__", ""),
 )
-def test_bad_callable_kernel_is_named(kernel, message):
+def test_bad_callable_kernel_is_named(kernel, message, with_Y):
     X = make_data(4, 2, seed=16)
-    Y = make_data(3, 2, seed=17)
+    Y = make_data(3, 2, seed=17) if with_Y else None
     with pytest.raises(ValueError, match=message):
         kernel_matrix(X, Y, kernel=kernel)
 
@@ -300,7 +349,7 @@ KERNEL_FUNCTIONS = {
     "polynomial": polynomial_kernel,
     "rbf": rbf_kernel,
     "kernel_matrix": kernel_matrix,
-    "callable": lambda X, Y=None: kernel_matrix(X, Y, kernel=lambda A, B: A @ B.T),
+    "callable": lambda X, Y=None: kernel_matrix(X, Y, kernel=lambda x, y: x @ y),
 }
 
 
@@ -487,13 +536,16 @@ def test_polynomial_overflow_in_the_scaling_is_a_value_error():
 def test_non_symmetric_callable_kernel_is_refused_for_x_against_itself():
     X = np.random.default_rng(0).standard_normal((6, 2))
 
-    def asymmetric(A, B):
-        return A @ B.T + A[:, :1]  # adds a term that depends on the row only
+    def asymmetric(x, y):
+        return x @ y + x[0]  # adds a term that depends on the first row only
 
-    with pytest.raises(ValueError, match="non-symmetric"):
-        kernel_matrix(X, kernel=asymmetric)
+    for Y in (None, X):
+        with pytest.raises(ValueError, match=r"kernel asymmetric is not symmetric.*non-symmetric"):
+            kernel_matrix(X, Y, kernel=asymmetric)
     # against another set of points a kernel matrix is rectangular: no check
-    assert kernel_matrix(X, X[:3].copy(), kernel=asymmetric).shape == (6, 3)
+    np.testing.assert_array_equal(
+        kernel_matrix(X, X[:3].copy(), kernel=asymmetric), brute_force(X, X[:3], asymmetric)
+    )
 
 
 def test_kernel_pca_refuses_a_non_symmetric_callable():
@@ -501,7 +553,7 @@ def test_kernel_pca_refuses_a_non_symmetric_callable():
 
     X = np.random.default_rng(1).standard_normal((10, 2))
     with pytest.raises(ValueError, match="non-symmetric"):
-        KernelPCA(kernel=lambda A, B: A @ B.T + A[:, :1]).fit(X)
+        KernelPCA(kernel=lambda x, y: x @ y + x[0]).fit(X)
 
 
 def test_huge_int_parameters_that_fit_a_float_are_used():

@@ -15,8 +15,10 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.optimize
+import scipy.sparse
 from sklearn.datasets import load_digits
 from sklearn.decomposition import NMF as SklearnNMF
+from sklearn.decomposition import non_negative_factorization
 from sklearn.exceptions import ConvergenceWarning
 
 import pcalib.nmf
@@ -103,7 +105,7 @@ def test_history_has_one_entry_per_iteration_and_the_start(tol, max_iter, conver
     assert (model.n_iter_ < max_iter) is converged
     assert model.objective_history_.shape == (model.n_iter_ + 1,)
     # the first entry is the objective of the NNDSVDa start, computed here
-    W_start, H_start = nndsvd(X, 5, fill_zeros=True)
+    W_start, H_start = nndsvd(X, 5, fill_zeros="nndsvda")
     np.testing.assert_allclose(
         model.objective_history_[0], loss_here(X, W_start, H_start, "frobenius"), rtol=1e-10
     )
@@ -136,9 +138,9 @@ def test_init_none_follows_sklearns_rule_and_is_recorded(shape, n_components, ex
             assert NMF(3, init=init, random_state=0, max_iter=5).fit(X).init_ == init
 
 
-@pytest.mark.parametrize("init", ["nndsvd", "nndsvda"])
+@pytest.mark.parametrize("init", ["nndsvd", "nndsvda", "nndsvdar"])
 def test_nndsvd_needs_at_most_min_n_d_components(init):
-    with pytest.raises(ValueError, match=f"init='{init}' needs n_components <= "):
+    with pytest.raises(ValueError, match=f"init = '{init}' can only be used when n_components <= "):
         NMF(7, init=init).fit(np.random.default_rng(0).random((6, 8)))
 
 
@@ -167,7 +169,7 @@ def test_final_loss_within_one_percent_of_sklearn(solver, beta_loss, max_iter):
     same = dict(solver=solver, beta_loss=beta_loss, max_iter=max_iter, tol=1e-9)
     ours = NMF(8, init="nndsvda", **same)
     theirs = SklearnNMF(8, init="custom", **same)
-    W_start, H_start = nndsvd(X, 8, fill_zeros=True)
+    W_start, H_start = nndsvd(X, 8, fill_zeros="nndsvda")
     with convergence_warnings_allowed():
         ours.fit(X)
         theirs.fit(X, W=W_start, H=H_start)
@@ -229,7 +231,7 @@ def test_alpha_W_alpha_H_l1_ratio_give_sklearns_fit(
     )
     ours = NMF(6, init="nndsvda", extrapolate=extrapolate, **params)
     theirs = SklearnNMF(6, init="custom", **params)
-    W_start, H_start = nndsvd(X, 6, fill_zeros=True)
+    W_start, H_start = nndsvd(X, 6, fill_zeros="nndsvda")
     with convergence_warnings_allowed():
         W = ours.fit_transform(X)
         W_sk = theirs.fit_transform(X, W=W_start, H=H_start)
@@ -335,9 +337,7 @@ def test_exact_W_solve_matches_scipy_nnls(l2):
     rng = np.random.default_rng(9)
     X, H = rng.random((25, 30)), rng.random((5, 30))
     H[:, ::3] = 0.0  # sparse parts: many zeros in the solution
-    W = pcalib.nmf.solve_W(
-        X, np.ones((25, 5)), H, beta_loss="frobenius", l1_penalty=0.0, l2_penalty=l2
-    )
+    W = pcalib.nmf.solve_W(X, np.ones((25, 5)), H, beta=2, l1_penalty=0.0, l2_penalty=l2)
     # row i: min ½‖x_i - Hᵀ w‖² + ½λ₂‖w‖², w ≥ 0, as an NNLS on [Hᵀ; √λ₂ I] w ≈ [x_i; 0]
     design = np.vstack([H.T, np.sqrt(l2) * np.eye(5)])
     expected = np.array(
@@ -433,9 +433,12 @@ def test_extrapolated_and_plain_hals_reach_the_same_quality():
 
 
 @pytest.mark.parametrize("solver", ["cd", "pg"])
-def test_frobenius_only_solvers_refuse_kl(solver):
-    with pytest.raises(ValueError, match=f"solver='{solver}'"):
-        NMF(2, solver=solver, beta_loss="kullback-leibler").fit(np.ones((4, 3)))
+@pytest.mark.parametrize("beta_loss", ["kullback-leibler", "itakura-saito", 1.0, 0.5, 2.5])
+def test_frobenius_only_solvers_refuse_other_betas(solver, beta_loss):
+    # scikit-learn's message, which names the solver and the loss
+    message = f"Invalid beta_loss parameter: solver '{solver}' does not handle beta_loss"
+    with pytest.raises(ValueError, match=message):
+        NMF(2, solver=solver, beta_loss=beta_loss).fit(np.ones((4, 3)))
 
 
 def test_projected_gradient_reaches_the_hals_minimum_of_a_convex_subproblem():
@@ -458,7 +461,11 @@ def test_projected_gradient_reaches_the_hals_minimum_of_a_convex_subproblem():
     "params, message",
     [
         ({"n_components": 0}, "n_components"),
-        ({"n_components": 4}, "n_components"),
+        ({"n_components": "all"}, "n_components"),
+        ({"n_components": 4, "init": "nndsvd"}, "n_components"),
+        ({"beta_loss": None}, "beta_loss"),
+        ({"beta_loss": np.inf, "solver": "mu"}, "beta_loss"),
+        ({"beta_loss": 1.5}, "beta_loss"),
         ({"n_components": 2.0}, "n_components"),
         ({"beta_loss": "l2"}, "beta_loss"),
         ({"solver": "hals"}, "solver"),
@@ -604,13 +611,13 @@ def test_kl_divergence_of_data_of_scale_1e_12_is_not_zero():
 
 def test_nndsvd_start_is_in_units_of_the_square_root_of_X():
     X = DIGITS[:100]
-    for fill_zeros in (False, True):
-        W, H = nndsvd(X, 6, fill_zeros=fill_zeros)
-        W_scaled, H_scaled = nndsvd(255 * X, 6, fill_zeros=fill_zeros)
+    for fill_zeros in (None, "nndsvda", "nndsvdar"):
+        W, H = nndsvd(X, 6, fill_zeros=fill_zeros, random_state=0)
+        W_scaled, H_scaled = nndsvd(255 * X, 6, fill_zeros=fill_zeros, random_state=0)
         assert_scaled(W_scaled, np.sqrt(255) * W, "W")
         assert_scaled(H_scaled, np.sqrt(255) * H, "H")
     # the fill: factors of entries √(mean / k) alone give W H the mean of X
-    W, H = nndsvd(X, 6, fill_zeros=True)
+    W, H = nndsvd(X, 6, fill_zeros="nndsvda")
     fill = np.sqrt(X.mean() / 6)
     assert np.mean(W == fill) > 0 and np.mean(H == fill) > 0
     np.testing.assert_allclose(np.full((1, 6), fill) @ np.full((6, 1), fill), X.mean())
@@ -661,8 +668,8 @@ def refit_with_another_width_and_a_negative_entry(model):
     model.fit(X)
 
 
-def refit_with_fewer_features_than_components(model):
-    model.fit(np.ones((10, 2)))
+def refit_with_a_custom_H_of_the_wrong_shape(model):
+    model.set_params(init="custom").fit(np.ones((10, 6)), W=np.ones((10, 3)), H=np.ones((2, 6)))
 
 
 def refit_with_nan(model):
@@ -685,7 +692,7 @@ def refit_that_does_not_converge_with_warnings_as_errors(model):
     "failing_refit",
     [
         refit_with_another_width_and_a_negative_entry,
-        refit_with_fewer_features_than_components,
+        refit_with_a_custom_H_of_the_wrong_shape,
         refit_with_nan,
         refit_with_nndsvd_and_fewer_samples_than_components,
         refit_that_does_not_converge_with_warnings_as_errors,
@@ -715,3 +722,348 @@ def test_penalties_too_large_for_the_scale_of_X_are_refused_by_name():
         NMF(2, alpha_W=0.01, l1_ratio=1.0).fit(X)
     # without penalties the same data fit
     assert np.isfinite(NMF(2).fit(X).reconstruction_err_)
+
+
+# ----------------------------------------------------------------------------
+# The β-divergence family (eq. eq-nmf-beta) and its multiplicative updates
+
+POSITIVE = np.random.default_rng(7).random((30, 12)) + 0.1
+
+
+def beta_divergence_here(X, Y, beta):
+    """``Σ d_β(x | y)`` entry by entry, written out independently of pcalib."""
+    total = 0.0
+    for x, y in zip(np.ravel(X), np.ravel(Y), strict=True):
+        if beta == 0:
+            total += x / y - np.log(x / y) - 1
+        elif beta == 1:
+            total += (x * np.log(x / y) if x > 0 else 0.0) - x + y
+        else:
+            total += (
+                x**beta / (beta * (beta - 1)) + y**beta / beta - x * y ** (beta - 1) / (beta - 1)
+            )
+    return total
+
+
+@pytest.mark.parametrize("beta", [-0.5, 0, 0.5, 1, 1.5, 2, 3])
+def test_beta_divergence_matches_the_entrywise_formula(beta):
+    rng = np.random.default_rng(1)
+    X, Y = rng.random((6, 5)) + 0.05, rng.random((6, 5)) + 0.05
+    if beta > 0:
+        X[0, :2] = 0.0  # d_β(0 | y) = yᵝ / β is finite for β > 0
+    expected = beta_divergence_here(X, Y, beta)
+    assert pcalib.nmf.beta_divergence(X, Y, beta) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("beta", [-0.5, 0, 0.5, 1, 1.5, 2, 3])
+def test_beta_divergence_is_zero_at_y_equal_x_with_derivative_y_to_beta_minus_2_times_y_minus_x(
+    beta,
+):
+    # d(x | x) = 0 and ∂d/∂y = y^(β-2) (y - x) define d_β, independently of its closed form
+    x, y, step = 0.7, 1.3, 1e-6
+    d = pcalib.nmf.beta_divergence
+    assert d(np.array([[x]]), np.array([[x]]), beta) == pytest.approx(0.0, abs=1e-15)
+    slope = (
+        d(np.array([[x]]), np.array([[y + step]]), beta)
+        - d(np.array([[x]]), np.array([[y - step]]), beta)
+    ) / (2 * step)
+    assert slope == pytest.approx(y ** (beta - 2) * (y - x), rel=1e-7)
+
+
+def test_the_named_losses_are_the_special_cases_of_the_beta_divergence():
+    rng = np.random.default_rng(2)
+    X, Y = rng.random((6, 5)) + 0.05, rng.random((6, 5)) + 0.05
+    d = pcalib.nmf.beta_divergence
+    assert d(X, Y, 2) == pytest.approx(0.5 * np.sum((X - Y) ** 2), rel=1e-12)
+    assert d(X, Y, 1) == pytest.approx(loss_here(X, Y, np.eye(5), "kullback-leibler"), rel=1e-12)
+    # the general formula is continuous in β: near 0 and 1 it approaches IS and KL
+    for beta in (0, 1):
+        for side in (-1, 1):
+            assert d(X, Y, beta + side * 1e-6) == pytest.approx(d(X, Y, beta), rel=1e-5)
+
+
+@pytest.mark.parametrize("beta_loss", ["itakura-saito", 0, 0.5, 1, 1.5, 2, 3, "kullback-leibler"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_multiplicative_updates_never_increase_the_beta_divergence(beta_loss, seed):
+    model, _ = fit_quietly(
+        NMF(
+            4,
+            solver="mu",
+            beta_loss=beta_loss,
+            init="random",
+            random_state=seed,
+            tol=0,
+            max_iter=150,
+        ),
+        POSITIVE,
+    )
+    history = model.objective_history_
+    assert history[-1] < 0.5 * history[0]
+    # rounding only: the objective is a sum of 360 terms of order history[0] / 360
+    assert np.all(np.diff(history) <= 1e-13 * history[0])
+
+
+@pytest.mark.parametrize(
+    "beta, gamma",
+    [(-1, 1 / 3), (0, 0.5), (0.5, 2 / 3), (1, 1), (1.5, 1), (2, 1), (3, 0.5), (5, 0.25)],
+)
+def test_mm_exponent_is_fevotte_and_idiers(beta, gamma):
+    assert pcalib.nmf.mm_exponent(beta) == pytest.approx(gamma, rel=1e-15)
+
+
+@pytest.mark.parametrize("beta_loss", ["itakura-saito", 0.5, 1.5, 3.0])
+def test_multiplicative_updates_follow_sklearns_iterate_by_iterate(beta_loss):
+    # The same start, the same update (Févotte and Idier's, with their exponent γ(β)).
+    # pcalib adds TINY = 1e-12 to denominators of order 1 here, a relative change of
+    # 1e-12 per update that accumulates to about 1e-11 over 20 iterations; a wrong
+    # exponent or numerator would change the iterates by percents.
+    rng = np.random.default_rng(3)
+    W0, H0 = rng.random((30, 4)) + 0.1, rng.random((4, 12)) + 0.1
+    beta = pcalib.nmf.beta_value(beta_loss)
+    for iterations in range(1, 21):
+        W_sk, H_sk, _ = non_negative_factorization(
+            POSITIVE,
+            W0.copy(),
+            H0.copy(),
+            init="custom",
+            solver="mu",
+            beta_loss=beta_loss,
+            max_iter=iterations,
+            tol=0,
+        )
+        W, H, _, _ = pcalib.nmf.beta_iterations(
+            POSITIVE,
+            W0.copy(),
+            H0.copy(),
+            beta=beta,
+            penalties=pcalib.nmf.NO_PENALTIES,
+            max_iter=iterations,
+            tol=0,
+        )
+        np.testing.assert_allclose(W, W_sk, rtol=1e-10)
+        np.testing.assert_allclose(H, H_sk, rtol=1e-10)
+
+
+@pytest.mark.parametrize("beta_loss", ["frobenius", "kullback-leibler", "itakura-saito", 1.5, 0.5])
+def test_reconstruction_err_is_the_square_root_of_twice_the_beta_divergence(beta_loss):
+    model = NMF(3, solver="mu", beta_loss=beta_loss, max_iter=50, tol=0, random_state=0)
+    W = fit_quietly(model, POSITIVE)[1]
+    beta = pcalib.nmf.beta_value(beta_loss)
+    expected = np.sqrt(2 * beta_divergence_here(POSITIVE, W @ model.components_, beta))
+    assert model.reconstruction_err_ == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.parametrize("beta_loss", ["itakura-saito", 0, -0.5])
+def test_zeros_in_X_are_refused_for_beta_at_most_0(beta_loss):
+    X = POSITIVE.copy()
+    X[3, 4] = 0.0
+    for data in (X, scipy.sparse.csr_matrix(POSITIVE * (POSITIVE > 0.3))):
+        with pytest.raises(ValueError, match="When beta_loss <= 0 and X contains zeros"):
+            NMF(2, solver="mu", beta_loss=beta_loss).fit(data)
+    model, _ = fit_quietly(NMF(2, solver="mu", beta_loss=beta_loss), POSITIVE)
+    with pytest.raises(ValueError, match="X contains zeros"):
+        model.transform(X)
+
+
+@pytest.mark.parametrize("c", SCALES)
+@pytest.mark.parametrize("beta_loss", ["itakura-saito", 0.5, 1.5, 3.0])
+def test_fit_of_scaled_data_is_the_fit_rescaled_for_every_beta(beta_loss, c):
+    # d_β(c x | c y) = cᵝ d_β(x | y): the objective scales by cᵝ, reconstruction_err_ by c^(β/2)
+    X = POSITIVE
+    params = dict(solver="mu", beta_loss=beta_loss, max_iter=100)
+    base, W = fit_quietly(NMF(3, **params), X)
+    scaled, W_scaled = fit_quietly(NMF(3, **params), c * X)
+    beta = pcalib.nmf.beta_value(beta_loss)
+    assert_scaled(scaled.components_, base.components_, "components_")
+    assert_scaled(W_scaled, c * W, "W")
+    assert_scaled(scaled.transform(c * X[:5]), c * base.transform(X[:5]), "transform")
+    assert_scaled(scaled.reconstruction_err_, c ** (beta / 2) * base.reconstruction_err_, "error")
+    assert_scaled(scaled.objective_history_, c**beta * base.objective_history_, "history")
+    assert (scaled.n_iter_, scaled.converged_) == (base.n_iter_, base.converged_)
+
+
+def test_itakura_saito_fit_is_a_stationary_point_of_its_objective():
+    # KKT for H at the fitted factors: the gradient Wᵀ((WH - X) / (WH)²) is ≥ 0, and 0
+    # where H > 0 (up to the accuracy that 10 000 updates reach); computed here with NumPy
+    model = NMF(3, solver="mu", beta_loss="itakura-saito", max_iter=10000, tol=0, random_state=0)
+    W = fit_quietly(model, POSITIVE)[1]
+    H = model.components_
+    WH = W @ H
+    gradient = W.T @ ((WH - POSITIVE) / WH**2)
+    scale = np.abs(W.T @ (POSITIVE / WH**2)).max()
+    assert np.all(gradient >= -1e-5 * scale)
+    assert np.all(np.abs(gradient[H > 1e-3 * H.max()]) <= 1e-5 * scale)
+
+
+@pytest.mark.parametrize("beta_loss", [1.5, 1.2])
+def test_transform_for_a_float_beta_solves_the_convex_problem_in_W(beta_loss):
+    # for β in [1, 2] the problem in W is convex: the fitted W and transform's W, from
+    # two starts, agree, and both meet its KKT conditions, written out here
+    model = NMF(3, solver="mu", beta_loss=beta_loss, max_iter=100, random_state=0)
+    W = fit_quietly(model, POSITIVE)[1]
+    W_again = model.transform(POSITIVE)
+    np.testing.assert_allclose(W_again, W, atol=1e-6 * np.abs(W).max())
+    H = model.components_
+    WH = W @ H
+    gradient = (WH ** (beta_loss - 2) * (WH - POSITIVE)) @ H.T  # ∂/∂W of Σ d_β(x | WH)
+    scale = np.abs(WH ** (beta_loss - 1) @ H.T).max()
+    assert gradient.min() >= -1e-6 * scale
+    assert np.abs(W * gradient).max() <= 1e-6 * scale * np.abs(W).max()
+
+
+# ----------------------------------------------------------------------------
+# scikit-learn's init="custom", n_components="auto" and n_components > min(n, d)
+
+
+def test_custom_init_starts_from_the_given_factors():
+    rng = np.random.default_rng(4)
+    W0, H0 = rng.random((30, 3)) + 0.1, rng.random((3, 12)) + 0.1
+    model = NMF(3, init="custom", solver="mu", max_iter=5, tol=0)
+    with convergence_warnings_allowed():
+        model.fit(POSITIVE, W=W0, H=H0)
+    assert model.init_ == "custom"
+    assert model.objective_history_[0] == pytest.approx(
+        loss_here(POSITIVE, W0, H0, "frobenius"), rel=1e-12
+    )
+    # five multiplicative updates from the start, computed here
+    W, H = W0.copy(), H0.copy()
+    for _ in range(5):
+        W *= (POSITIVE @ H.T) / (W @ H @ H.T)
+        H *= (W.T @ POSITIVE) / (W.T @ W @ H)
+    assert model.objective_history_[-1] == pytest.approx(
+        loss_here(POSITIVE, W, H, "frobenius"), rel=1e-9
+    )
+
+
+def test_n_components_auto_takes_the_rows_of_the_custom_H():
+    rng = np.random.default_rng(5)
+    W0, H0 = rng.random((30, 2)), rng.random((2, 12))
+    model = NMF("auto", init="custom", max_iter=20)
+    with convergence_warnings_allowed():
+        W = model.fit_transform(POSITIVE, W=W0, H=H0)
+    assert model.n_components_ == 2 and W.shape == (30, 2) and model.components_.shape == (2, 12)
+    with convergence_warnings_allowed():
+        assert NMF("auto", max_iter=5).fit(POSITIVE).n_components_ == 12
+
+
+@pytest.mark.parametrize(
+    "W, H, error, message",
+    [
+        (np.ones((29, 2)), np.ones((2, 12)), ValueError, "wrong first dimension passed to NMF"),
+        (np.ones((30, 3)), np.ones((2, 12)), ValueError, "wrong second dimension passed to NMF"),
+        (np.ones((30, 2)), np.ones((2, 11)), ValueError, "wrong second dimension passed to NMF"),
+        (np.ones((30, 2)), -np.ones((2, 12)), ValueError, "Negative values in data passed to NMF"),
+        (np.zeros((30, 2)), np.ones((2, 12)), ValueError, r"input W\) is full of zeros"),
+        (np.ones((30, 2)), None, ValueError, "init='custom' needs H"),
+        (np.ones((30, 2)), np.ones((2, 12), np.float32), TypeError, "same dtype as X"),
+    ],
+)
+def test_custom_factors_are_checked_with_sklearns_messages(W, H, error, message):
+    with pytest.raises(error, match=message):
+        NMF(2, init="custom").fit(POSITIVE, W=W, H=H)
+
+
+def test_factors_given_without_init_custom_are_ignored_with_a_warning():
+    with pytest.warns(RuntimeWarning, match="When init!='custom', provided W or H are ignored"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            NMF(2, max_iter=5).fit(POSITIVE, H=np.ones((2, 12)))
+
+
+@pytest.mark.parametrize("solver", ["cd", "mu", "pg"])
+def test_more_components_than_features_fit_and_never_increase_the_objective(solver):
+    X = np.abs(np.random.default_rng(6).standard_normal((30, 10)))
+    model, W = fit_quietly(NMF(15, solver=solver, random_state=0, max_iter=100), X)
+    assert model.init_ == "random" and W.shape == (30, 15) and model.components_.shape == (15, 10)
+    history = model.objective_history_
+    assert np.all(np.diff(history) <= 1e-12 * history[0])
+    # 15 non-negative components can fit 10 features exactly (H = [I, 0]); from a random
+    # start near ‖X‖, 100 iterations of the slowest solver come within 5 % of it
+    assert model.reconstruction_err_ <= 0.05 * np.linalg.norm(X)
+
+
+def test_nndsvdar_fills_the_zeros_of_nndsvd_with_small_random_values():
+    X = DIGITS[:100]
+    W_plain, H_plain = nndsvd(X, 6)
+    W, H = nndsvd(X, 6, fill_zeros="nndsvdar", random_state=0)
+    fill = np.sqrt(X.mean() / 6)
+    for plain, filled in ((W_plain, W), (H_plain, H)):
+        np.testing.assert_array_equal(filled[plain > 0], plain[plain > 0])
+        zeros = filled[plain == 0]
+        assert zeros.size > 0 and np.all(zeros > 0)
+        # |N(0, 1)| / 100 of the typical entry: below a tenth of it (6 standard deviations)
+        assert np.all(zeros < 0.06 * fill)
+    W_again, _ = nndsvd(X, 6, fill_zeros="nndsvdar", random_state=0)
+    np.testing.assert_array_equal(W_again, W)
+
+
+# ----------------------------------------------------------------------------
+# Sparse input and float32
+
+
+@pytest.mark.parametrize("container", [scipy.sparse.csr_matrix, scipy.sparse.csc_array])
+@pytest.mark.parametrize(
+    "solver, beta_loss",
+    [
+        ("cd", "frobenius"),
+        ("mu", "frobenius"),
+        ("pg", "frobenius"),
+        ("mu", "kullback-leibler"),
+        ("mu", 1.5),
+    ],
+)
+def test_sparse_X_gives_the_fit_of_the_dense_X(container, solver, beta_loss):
+    X = DIGITS[:150]  # about half zeros
+    params = dict(solver=solver, beta_loss=beta_loss, max_iter=60, tol=0)
+    dense, W_dense = fit_quietly(NMF(5, **params), X)
+    sparse, W_sparse = fit_quietly(NMF(5, **params), container(X))
+    # The same iterations; products with a sparse X add in another order, a rounding
+    # difference that the slowly contracting MU and PG iterations amplify to about 1e-6
+    # relative in 60 iterations. A 1 % error breaks 1e-5.
+    np.testing.assert_allclose(W_sparse, W_dense, rtol=1e-5, atol=1e-6 * W_dense.max())
+    np.testing.assert_allclose(sparse.components_, dense.components_, rtol=1e-5, atol=1e-6)
+    assert sparse.reconstruction_err_ == pytest.approx(dense.reconstruction_err_, rel=1e-9)
+    np.testing.assert_allclose(
+        sparse.transform(container(X[:20])),
+        dense.transform(X[:20]),
+        rtol=1e-6,
+        atol=1e-9 * W_dense.max(),
+    )
+
+
+def test_frobenius_fit_of_sparse_X_densifies_only_blocks_of_rows(monkeypatch):
+    X = scipy.sparse.csr_matrix(DIGITS[:150])
+    monkeypatch.setattr(pcalib.nmf, "NEWTON_BLOCK", 10 * X.shape[1])
+    shapes = []
+    toarray = scipy.sparse.csr_matrix.toarray
+
+    def recording_toarray(self, *args, **kwargs):
+        shapes.append(self.shape)
+        return toarray(self, *args, **kwargs)
+
+    monkeypatch.setattr(scipy.sparse.csr_matrix, "toarray", recording_toarray)
+    fit_quietly(NMF(5, max_iter=20), X)
+    assert shapes and max(rows for rows, _ in shapes) <= 10
+
+
+@pytest.mark.parametrize(
+    "solver, beta_loss", [("cd", "frobenius"), ("mu", "kullback-leibler"), ("mu", "itakura-saito")]
+)
+def test_float32_in_float32_out_with_float32_accuracy(solver, beta_loss):
+    X = DIGITS[:150] + 1.0
+    X32 = X.astype(np.float32)
+    params = dict(solver=solver, beta_loss=beta_loss, max_iter=50, tol=0)
+    model32, W32 = fit_quietly(NMF(4, **params), X32)
+    model64, W64 = fit_quietly(NMF(4, **params), X32.astype(np.float64))
+    assert W32.dtype == model32.components_.dtype == model32.transform(X32).dtype == np.float32
+    assert model64.components_.dtype == np.float64
+    # the fit runs in float64 from the same float32 numbers: the results are the float64
+    # ones rounded once, within half an ulp of float32 (2⁻²⁴ relative)
+    np.testing.assert_allclose(W32, W64, rtol=2.0**-24)
+    np.testing.assert_allclose(model32.components_, model64.components_, rtol=2.0**-24)
+    # against the fit of the float64 data: rounding X to float32 moves it by 2⁻²⁴ relative,
+    # which moves the loss by about as much (it is smooth in X); 1e-5 allows the amplification
+    # of a 50-iteration fit and would be broken by a 1 % error
+    assert model32.reconstruction_err_ == pytest.approx(
+        fit_quietly(NMF(4, **params), X)[0].reconstruction_err_, rel=1e-5
+    )

@@ -156,13 +156,22 @@ BAD_X = [
 ]
 
 
-@pytest.mark.parametrize("entry", ENTRY_POINTS)
+# PCA takes sparse input (implicit centring, chapter 2), tested in
+# tests/test_pca_sklearn_options.py; the factorisations refuse it.
+BAD_X_CASES = [
+    (entry, *case)
+    for entry in ENTRY_POINTS
+    for case in BAD_X
+    if not (entry.startswith("PCA.") and case[0].startswith("sparse"))
+]
+
+
 @pytest.mark.parametrize(
-    "make_X, error, message",
-    [case[1:] for case in BAD_X],
-    ids=[case[0] for case in BAD_X],
+    "entry, case_id, make_X, error, message",
+    BAD_X_CASES,
+    ids=[f"{case[1]}-{case[0]}" for case in BAD_X_CASES],
 )
-def test_bad_X(entry, make_X, error, message):
+def test_bad_X(entry, case_id, make_X, error, message):
     with pytest.raises(error, match=message):
         ENTRY_POINTS[entry](make_X())
 
@@ -235,12 +244,34 @@ FIT_WITH_K = [
 @pytest.mark.parametrize("n_components", OUT_OF_RANGE, ids=repr)
 @pytest.mark.parametrize(
     "fit",
-    FIT_WITH_K,
-    ids=FITTING,
+    FIT_WITH_K[1:],
+    ids=FITTING[1:],
 )
 def test_n_components_out_of_range(fit, n_components):
     with pytest.raises(ValueError, match=rf"{RANGE_MESSAGE}; got {n_components}\."):
         fit(good_X(), n_components)
+
+
+@pytest.mark.parametrize("n_components", [-1, K_MAX + 1, np.int64(-1)], ids=repr)
+def test_pca_n_components_out_of_range_in_sklearns_words(n_components):
+    with pytest.raises(
+        ValueError,
+        match=(
+            rf"n_components={n_components} must be between 0 and "
+            rf"min\(n_samples, n_features\)={K_MAX} with svd_solver='full'"
+        ),
+    ):
+        PCA(n_components=n_components).fit(good_X())
+
+
+@pytest.mark.parametrize("n_components", [0, np.int64(0)], ids=repr)
+def test_pca_keeps_no_component_as_sklearn(n_components):
+    pca = PCA(n_components=n_components).fit(good_X())
+    assert pca.n_components_ == 0
+    assert pca.components_.shape == (0, N_FEATURES)
+    assert pca.transform(good_X()).shape == (N_SAMPLES, 0)
+    # the model is then isotropic noise with the mean variance of the features
+    np.testing.assert_allclose(pca.noise_variance_, good_X().var(axis=0, ddof=1).mean())
 
 
 @pytest.mark.parametrize(
@@ -302,7 +333,7 @@ def test_unknown_svd_solver(solver):
         ValueError,
         match=(
             r"svd_solver must be one of 'auto', 'full', 'covariance_eigh', 'gram', "
-            rf"'subspace', 'randomized'; got {re.escape(repr(solver))}"
+            rf"'arpack', 'subspace', 'randomized'; got {re.escape(repr(solver))}"
         ),
     ):
         PCA(svd_solver=solver).fit(good_X())
