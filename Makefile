@@ -12,7 +12,7 @@ venv: $(STAMP)
 
 # (Re)create the virtual environment when requirements.txt or pyproject.toml change.
 $(STAMP): requirements.txt pyproject.toml
-	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required, found " + sys.version' 
+	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] >= (3, 11), "Python 3.11 or newer is required, found " + sys.version; print("Using Python", sys.version.split()[0], "from $(PYTHON)")' 
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
@@ -45,7 +45,8 @@ golden: $(STAMP)
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 lab: $(STAMP)
 	mkdir -p $(dir $(LAB_OVERRIDES))
-	echo '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}}}' > $(LAB_OVERRIDES)
+	@# Chapters open as notebooks; no news or update checks (a popup, and a network request).
+	echo '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}}, "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}' > $(LAB_OVERRIDES)
 	$(BIN)/jupyter lab --notebook-dir=book $(ROOT_FLAG)
 
 # Timings of pcalib against scikit-learn and LAPACK (prints a table, asserts nothing).

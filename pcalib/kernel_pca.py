@@ -38,7 +38,10 @@ The rule depends only on the scores, so the exact and approximate modes, and
 every eigensolver, follow the same one.
 """
 
+import functools
+import inspect
 import warnings
+from numbers import Integral
 
 import numpy as np
 import scipy.linalg
@@ -50,6 +53,7 @@ from sklearn.utils.validation import validate_data
 
 from ._linalg import flip_signs, numerical_rank, randomized_svd, resolve_iterated_power, top_eigh
 from ._validation import (
+    MAX_INT,
     as_float_matrix,
     as_generator,
     check_array_size,
@@ -62,6 +66,7 @@ from ._validation import (
     check_option,
     check_positive_float,
     check_positive_int,
+    convergence_warning,
     result_dtype,
 )
 from .kernels import (
@@ -156,8 +161,11 @@ def symmetric_part(K):
     Returns
     -------
     ndarray of shape (n, n)
+        ``K`` itself when it is exactly symmetric, else a new array.
     """
     asymmetry = np.abs(K - K.T).max()
+    if asymmetry == 0.0:
+        return K
     if asymmetry > K.shape[0] * np.finfo(np.float64).eps * np.abs(K).max():
         warnings.warn(
             f"the precomputed kernel matrix is not symmetric (largest |K - Kᵀ| = "
@@ -209,7 +217,14 @@ def randomized_eigenpairs(K_centered, n_components, *, iterated_power, random_st
 
 
 def top_eigenpairs(
-    K_centered, n_components, *, eigen_solver="dense", iterated_power=0, random_state=None
+    K_centered,
+    n_components,
+    *,
+    eigen_solver="dense",
+    tol=0.0,
+    max_iter=None,
+    iterated_power=0,
+    random_state=None,
 ):
     """The ``k`` largest eigenvalues of a symmetric matrix and their eigenvectors.
 
@@ -222,13 +237,21 @@ def top_eigenpairs(
     eigen_solver : {"dense", "arpack", "randomized"}
         ``"dense"``: LAPACK, with a solver restricted to the top ``k`` for a
         large matrix and the full eigendecomposition (faster there) for a
-        small one or a large ``k``. ``"arpack"``: Lanczos iteration to machine
-        precision (``k < n``), started from a random vector drawn from
-        ``random_state``; the result does not depend on it beyond rounding.
-        Should Lanczos fail (no convergence, which can happen for indefinite
-        kernels, or a null matrix), the dense solver is used instead.
+        small one or a large ``k``. ``"arpack"``: Lanczos iteration (``k < n``),
+        started from a random vector drawn from ``random_state``; with the
+        default ``tol=0`` it runs to machine precision and the result does
+        not depend on the start beyond rounding. Should Lanczos fail (no
+        convergence, which can happen for indefinite kernels, or a null
+        matrix), the dense solver is used instead, with a
+        ``ConvergenceWarning`` when the limit was the caller's ``max_iter``.
         ``"randomized"``: :func:`randomized_eigenpairs`, an approximation
         whose accuracy depends on the decay of the spectrum.
+    tol : float, default=0.0
+        ARPACK's tolerance: each Ritz pair stops at a residual below
+        ``tol · |μ|``; 0 means machine precision.
+    max_iter : int, default=None
+        ARPACK's limit on its Lanczos restarts (its ``maxiter``); None means
+        ARPACK's default, ``10 n``.
     iterated_power : int, default=0
         Power iterations of the randomized solver.
     random_state : None, int, numpy.random.Generator or RandomState
@@ -248,11 +271,19 @@ def top_eigenpairs(
         v0 = as_generator(random_state).standard_normal(n)
         try:
             eigenvalues, eigenvectors = scipy.sparse.linalg.eigsh(
-                K_centered, k=n_components, which="LA", v0=v0, tol=0.0
+                K_centered, k=n_components, which="LA", v0=v0, tol=tol, maxiter=max_iter
             )
             order = np.argsort(eigenvalues)[::-1]
             return eigenvalues[order], eigenvectors[:, order]
-        except scipy.sparse.linalg.ArpackError:  # e.g. K̃ = 0, or no convergence
+        except scipy.sparse.linalg.ArpackNoConvergence:
+            if max_iter is not None:
+                convergence_warning(
+                    "ARPACK (eigen_solver='arpack')",
+                    max_iter,
+                    f"its eigenpairs converged to tol={tol!r} (0: machine precision), so "
+                    "the dense solver computed them instead",
+                )
+        except scipy.sparse.linalg.ArpackError:  # e.g. K̃ = 0
             pass
     return top_eigh(K_centered, n_components, clip=False)
 
@@ -523,6 +554,75 @@ def learned_pre_image_coefficients(Z, X, kernel, alpha):
     return scipy.linalg.solve(K_z, X, assume_a="pos")
 
 
+def check_kernel_params(kernel_params, kernel):
+    """Validate ``kernel_params``, the keyword arguments of a callable kernel.
+
+    Parameters
+    ----------
+    kernel_params : dict or None
+    kernel : str or callable
+
+    Returns
+    -------
+    dict
+        The keyword arguments to pass to ``kernel`` (empty for None).
+    """
+    if kernel_params is None:
+        return {}
+    if not (isinstance(kernel_params, dict) and all(isinstance(key, str) for key in kernel_params)):
+        raise TypeError(
+            "kernel_params must be None or a dict of keyword arguments (str keys) for "
+            f"a callable kernel; got {kernel_params!r}."
+        )
+    if not callable(kernel):
+        if kernel_params:
+            raise ValueError(
+                f"kernel_params={kernel_params!r} applies to a callable kernel only; "
+                f"kernel={kernel!r} would ignore it (as scikit-learn does, silently). "
+                "Set gamma, degree and coef0 as parameters of KernelPCA instead."
+            )
+        return {}
+    try:
+        signature = inspect.signature(kernel)
+    except (TypeError, ValueError):  # a callable whose signature Python cannot read
+        return kernel_params
+    try:
+        signature.bind(None, None, **kernel_params)
+    except TypeError as error:
+        raise TypeError(
+            f"kernel_params={kernel_params!r} does not fit the kernel, which is called "
+            f"as kernel(x, y, **kernel_params) with signature {signature}: {error}."
+        ) from error
+    return kernel_params
+
+
+def check_n_jobs(n_jobs):
+    """Validate ``n_jobs``: None or a nonzero int (negative counts from the CPUs, as in joblib).
+
+    Parameters
+    ----------
+    n_jobs : int or None
+
+    Returns
+    -------
+    int or None
+    """
+    if n_jobs is None:
+        return None
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, Integral):
+        raise TypeError(f"n_jobs must be None or an int, got {n_jobs!r}.")
+    if n_jobs == 0 or abs(n_jobs) > MAX_INT:
+        raise ValueError(
+            f"n_jobs must be None or a nonzero int of magnitude at most 2**63 - 1 "
+            f"(-1 means all processors), got {n_jobs}."
+        )
+    return int(n_jobs)
+
+
+# ARPACK counts its restarts in a 32-bit integer.
+ARPACK_MAX_ITER = 2**31 - 1
+
+
 class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Kernel principal component analysis, exact or approximate.
 
@@ -533,7 +633,11 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     are scikit-learn's (``sklearn.decomposition.KernelPCA``); ``bandwidth``,
     ``approximation``, ``n_landmarks`` and ``n_random_features`` are pcalib's
     additions. pcalib computes in float64 whatever the input; float32 input
-    gives float32 output, as in scikit-learn.
+    gives float32 output, as in scikit-learn. It differs from scikit-learn on
+    purpose in three places: a non-empty ``kernel_params`` with a named kernel
+    is refused rather than ignored; ARPACK stopped by ``max_iter`` gives a
+    ``ConvergenceWarning`` and the dense solver's result rather than an
+    ``ArpackNoConvergence`` error; ``n_jobs`` starts no processes.
 
     Parameters
     ----------
@@ -551,10 +655,10 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         takes the ``n × n`` kernel matrix of the training points instead of
         ``X`` (its symmetric part is used, with a warning if it is not
         symmetric), and ``transform`` the ``m × n`` kernel between new and
-        training points. A callable is called as ``kernel(x, y)`` on two
-        rows, returning a float, as in scikit-learn: once per pair of rows
-        (for the training kernel, the pairs ``i ≤ j`` only; see
-        :func:`pcalib.kernels.kernel_matrix`).
+        training points. A callable is called as
+        ``kernel(x, y, **kernel_params)`` on two rows, returning a float, as
+        in scikit-learn: once per pair of rows (for the training kernel, the
+        pairs ``i ≤ j`` only; see :func:`pcalib.kernels.kernel_matrix`).
     gamma : float, default=None
         ``γ`` of the RBF kernel ``exp(-γ ‖x - y‖²)`` and of the polynomial
         kernel ``(γ ⟨x, y⟩ + coef0)^degree``; None means ``1 / n_features``
@@ -570,6 +674,14 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         Degree of the polynomial kernel.
     coef0 : float, default=1.0
         Constant of the polynomial kernel.
+    kernel_params : dict, default=None
+        Keyword arguments of a callable ``kernel``, passed on every call
+        (in ``fit``, ``transform`` and the pre-image regression), as in
+        scikit-learn; their names are checked against the callable's
+        signature. The named and precomputed kernels take their parameters
+        from ``gamma``, ``degree`` and ``coef0``: scikit-learn ignores
+        ``kernel_params`` there, pcalib refuses a non-empty one with a
+        ``ValueError`` rather than silently ignore it.
     alpha : float, default=1.0
         Ridge penalty ``α ≥ 0`` of the learned pre-image (used when
         ``fit_inverse_transform=True``, eq. ``eq-kpca-preimage``). It is
@@ -588,6 +700,21 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         samples and fewer than 10 components, else ``"dense"``). The
         approximate modes always decompose their small ``m × m`` scatter
         matrix with the dense solver.
+    tol : float, default=0
+        Tolerance of ARPACK (``eigen_solver="arpack"``, also when chosen by
+        ``"auto"``), scikit-learn's parameter: a Ritz pair is accepted when its
+        residual is below ``tol · |μ|``, relative and so independent of the
+        units of ``X``; 0 means machine precision. Ignored by the other
+        solvers.
+    max_iter : int, default=None
+        ARPACK's limit on its Lanczos restarts (scipy's ``maxiter``), at most
+        ``2**31 - 1``; None means ARPACK's default, ``10 n``. ARPACK reports
+        no iteration count, so KernelPCA has no ``n_iter_`` (nor has
+        scikit-learn's). If ARPACK stops at ``max_iter`` unconverged, pcalib
+        warns (``ConvergenceWarning``) and computes the eigenpairs with the
+        dense solver, where scikit-learn raises ``ArpackNoConvergence``;
+        without ``max_iter``, the rare failures of ARPACK fall back to the
+        dense solver silently (see :func:`top_eigenpairs`).
     iterated_power : int or "auto", default="auto"
         Power iterations of the randomized solver; ``"auto"`` takes 7 when
         ``k < 0.1 n`` and 4 otherwise (see
@@ -611,6 +738,19 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     random_state : None, int, numpy.random.Generator or RandomState, default=None
         Seeds the landmarks, the random features, the Lanczos start and the
         randomized solver.
+    copy_X : bool, default=True
+        Store a copy of the training data in ``X_fit_`` (exact mode). False
+        stores a reference instead, as in scikit-learn, which saves memory
+        but lets later changes to ``X`` change ``transform``; it applies when
+        ``X`` needs no conversion (a C-ordered float64 array or a float64 CSR
+        matrix; a precomputed kernel matrix that is exactly symmetric).
+        pcalib never modifies ``X`` either way.
+    n_jobs : int, default=None
+        Accepted for compatibility with scikit-learn, which passes it to
+        ``pairwise_kernels``, and validated (None or a nonzero int); pcalib
+        starts no processes: the named kernels are NumPy matrix products,
+        which use the threads of NumPy's BLAS, and a callable kernel is
+        called in the current process.
 
     Attributes
     ----------
@@ -630,8 +770,9 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         ``K̃_test @ a`` with ``a_j = e_j / √μ_j``
         (:func:`normalized_dual_coefficients`).
     X_fit_ : ndarray or sparse matrix of shape (n_samples, n_features)
-        A copy of the training data (exact mode); the training kernel matrix
-        when ``kernel="precomputed"``.
+        The training data as float64 (exact mode); the training kernel matrix
+        (its symmetric part) when ``kernel="precomputed"``. A copy unless
+        ``copy_X=False``.
     kernel_column_means_ : ndarray of shape (n_samples,)
     kernel_mean_ : float
         Training statistics used to centre test kernels (exact mode).
@@ -689,15 +830,20 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         bandwidth=None,
         degree=3,
         coef0=1.0,
+        kernel_params=None,
         alpha=1.0,
         fit_inverse_transform=False,
         eigen_solver="auto",
+        tol=0,
+        max_iter=None,
         iterated_power="auto",
         remove_zero_eig=False,
         approximation="exact",
         n_landmarks=300,
         n_random_features=300,
         random_state=None,
+        copy_X=True,
+        n_jobs=None,
     ):
         self.n_components = n_components
         self.kernel = kernel
@@ -705,15 +851,20 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self.bandwidth = bandwidth
         self.degree = degree
         self.coef0 = coef0
+        self.kernel_params = kernel_params
         self.alpha = alpha
         self.fit_inverse_transform = fit_inverse_transform
         self.eigen_solver = eigen_solver
+        self.tol = tol
+        self.max_iter = max_iter
         self.iterated_power = iterated_power
         self.remove_zero_eig = remove_zero_eig
         self.approximation = approximation
         self.n_landmarks = n_landmarks
         self.n_random_features = n_random_features
         self.random_state = random_state
+        self.copy_X = copy_X
+        self.n_jobs = n_jobs
 
     def fit(self, X, y=None):
         """Fit kernel PCA (eqs. ``eq-kpca-center`` to ``eq-kpca-normalise``).
@@ -800,6 +951,17 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         check_non_negative_float(self.alpha, name="alpha")
         check_bool(self.fit_inverse_transform, name="fit_inverse_transform")
         check_bool(self.remove_zero_eig, name="remove_zero_eig")
+        check_bool(self.copy_X, name="copy_X")
+        check_kernel_params(self.kernel_params, self.kernel)
+        check_non_negative_float(self.tol, name="tol")
+        if self.max_iter is not None:
+            check_positive_int(self.max_iter, name="max_iter")
+            if self.max_iter > ARPACK_MAX_ITER:
+                raise ValueError(
+                    f"max_iter must be None or at most 2**31 - 1 = {ARPACK_MAX_ITER}, "
+                    f"ARPACK's largest count of restarts; got {self.max_iter}."
+                )
+        check_n_jobs(self.n_jobs)
         if isinstance(self.iterated_power, str):
             check_option(self.iterated_power, name="iterated_power", allowed=("auto",))
         else:
@@ -865,10 +1027,12 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         return None
 
     def _kernel(self, X, Y, gamma):
-        """Kernel matrix with this estimator's kernel and the resolved ``γ``."""
-        return kernel_matrix(
-            X, Y, kernel=self.kernel, gamma=gamma, degree=self.degree, coef0=self.coef0
-        )
+        """Kernel matrix with this estimator's kernel, the resolved ``γ`` and ``kernel_params``."""
+        kernel = self.kernel
+        params = check_kernel_params(self.kernel_params, kernel)
+        if params:
+            kernel = functools.partial(kernel, **params)
+        return kernel_matrix(X, Y, kernel=kernel, gamma=gamma, degree=self.degree, coef0=self.coef0)
 
     def _kernel_scale(self, K, X, gamma):
         """A bound on ``‖K‖₂`` to which the rounding error of ``K̃`` is relative."""
@@ -899,7 +1063,13 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         if solver == "randomized":
             iterated_power = resolve_iterated_power(self.iterated_power, k, K_centered.shape)
         eigenvalues, eigenvectors = top_eigenpairs(
-            K_centered, k, eigen_solver=solver, iterated_power=iterated_power, random_state=rng
+            K_centered,
+            k,
+            eigen_solver=solver,
+            tol=float(self.tol),
+            max_iter=None if self.max_iter is None else int(self.max_iter),
+            iterated_power=iterated_power,
+            random_state=rng,
         )
         keep_positive = self.remove_zero_eig or self.n_components is None
         rank = positive_part(
@@ -915,7 +1085,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         eigenvectors, _ = flip_signs(eigenvectors.T)
         eigenvectors = eigenvectors.T
         fitted = {
-            "X_fit_": X.copy(),
+            "X_fit_": X.copy() if self.copy_X else X,
             "kernel_column_means_": column_means,
             "kernel_mean_": mean,
             "eigenvalues_": eigenvalues,

@@ -21,6 +21,7 @@ kernels accept a ``scipy.sparse`` matrix for ``X`` or ``Y`` (the kernel matrix
 they return is dense).
 """
 
+import functools
 import math
 import numbers
 
@@ -56,8 +57,10 @@ def as_kernel_input(X, *, name="X", min_samples=1):
     -------
     X : ndarray or scipy.sparse CSR matrix of shape (n_samples, n_features), dtype float64
         Dense input is checked by :func:`pcalib._validation.as_float_matrix`;
-        sparse input is converted (a copy) and its stored entries are checked
-        to be finite.
+        sparse input is converted to CSR float64 (a copy unless it is one
+        already) and its stored entries are checked to be finite. ``X`` itself
+        is returned when it needs no conversion (a C-ordered float64 array, a
+        float64 CSR matrix).
     """
     if not scipy.sparse.issparse(X):
         return as_float_matrix(X, name=name, min_samples=min_samples)
@@ -68,7 +71,7 @@ def as_kernel_input(X, *, name="X", min_samples=1):
         )
     if X.dtype.kind not in "biuf":
         raise TypeError(f"{name} must hold real numbers; got a sparse matrix of dtype {X.dtype}.")
-    X = X.tocsr().astype(np.float64)
+    X = X.tocsr().astype(np.float64, copy=False)
     check_finite(X.data[np.newaxis, :], name=name)
     return X
 
@@ -357,7 +360,9 @@ def _rows(X):
 
 
 def _name(kernel):
-    """The name of a callable, for error messages."""
+    """The name of a callable (or of the function a ``functools.partial`` wraps), for messages."""
+    if isinstance(kernel, functools.partial):
+        kernel = kernel.func
     return getattr(kernel, "__name__", type(kernel).__name__)
 
 

@@ -20,7 +20,7 @@ from sklearn.base import clone
 from sklearn.datasets import make_circles
 from sklearn.decomposition import PCA as SklearnPCA
 from sklearn.decomposition import KernelPCA as SklearnKernelPCA
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import pairwise
 from sklearn.pipeline import make_pipeline
@@ -262,23 +262,15 @@ def test_linear_kernel_is_ordinary_pca(solver):
 
 def test_defaults_are_scikit_learns():
     ours, theirs = KernelPCA().get_params(), SklearnKernelPCA().get_params()
-    shared = set(ours) & set(theirs)
-    assert shared == {
-        "n_components",
-        "kernel",
-        "gamma",
-        "degree",
-        "coef0",
-        "alpha",
-        "fit_inverse_transform",
-        "eigen_solver",
-        "iterated_power",
-        "remove_zero_eig",
-        "random_state",
+    # every parameter of scikit-learn's, with its default; pcalib's extras besides
+    assert set(theirs) <= set(ours)
+    assert set(ours) - set(theirs) == {
+        "bandwidth",
+        "approximation",
+        "n_landmarks",
+        "n_random_features",
     }
-    # scikit-learn's parameters that pcalib does not take (documented in the class)
-    assert set(theirs) - shared == {"kernel_params", "tol", "max_iter", "copy_X", "n_jobs"}
-    assert {name: ours[name] for name in shared} == {name: theirs[name] for name in shared}
+    assert {name: ours[name] for name in theirs} == theirs
     assert ours["n_components"] is None and ours["kernel"] == "linear"
 
 
@@ -1208,6 +1200,11 @@ def test_get_params_set_params_clone():
         "n_landmarks": 300,
         "n_random_features": 300,
         "random_state": None,
+        "kernel_params": None,
+        "tol": 0,
+        "max_iter": None,
+        "copy_X": True,
+        "n_jobs": None,
     }
     assert model.get_params() == expected
     assert model.set_params(kernel="rbf", bandwidth=0.7, degree=3) is model
@@ -1386,6 +1383,42 @@ def test_use_before_fit_raises_not_fitted():
         ({"kernel": "rbf", "approximation": "rff", "n_components": 21}, ValueError, "got 21"),
         ({"approximation": "rff"}, ValueError, "needs kernel='rbf', got kernel='linear'"),
         ({"approximation": "rff", "kernel": "poly"}, ValueError, "kernel='rbf'"),
+        # scikit-learn's ARPACK settings, copy_X, n_jobs and kernel_params: checked
+        # in every configuration, whether or not it uses them
+        ({"tol": -1e-3}, ValueError, r"tol must be a finite number >= 0"),
+        ({"tol": np.inf}, ValueError, r"tol must be a finite number >= 0"),
+        ({"tol": np.nan}, ValueError, "tol"),
+        ({"tol": None}, TypeError, r"tol must be a number >= 0"),
+        ({"tol": True}, TypeError, "tol"),
+        ({"tol": "0"}, TypeError, "tol"),
+        ({"max_iter": 0}, ValueError, r"max_iter must be at least 1"),
+        ({"max_iter": -1}, ValueError, "max_iter"),
+        ({"max_iter": 10.0}, TypeError, r"max_iter must be an int"),
+        ({"max_iter": True}, TypeError, "max_iter"),
+        ({"max_iter": 2**31}, ValueError, r"max_iter must be None or at most 2\*\*31 - 1"),
+        ({"max_iter": 2**70}, ValueError, "max_iter"),
+        ({"copy_X": None}, TypeError, r"copy_X must be True or False"),
+        ({"copy_X": 0}, TypeError, "copy_X"),
+        ({"n_jobs": 0}, ValueError, r"n_jobs must be None or a nonzero int"),
+        ({"n_jobs": 2**70}, ValueError, "n_jobs"),
+        ({"n_jobs": -(2**70)}, ValueError, "n_jobs"),
+        ({"n_jobs": 1.5}, TypeError, r"n_jobs must be None or an int"),
+        ({"n_jobs": True}, TypeError, "n_jobs"),
+        ({"n_jobs": "all"}, TypeError, "n_jobs"),
+        ({"kernel_params": "gamma=1"}, TypeError, r"kernel_params must be None or a dict"),
+        ({"kernel_params": [("gamma", 1.0)]}, TypeError, "kernel_params"),
+        ({"kernel": laplacian, "kernel_params": {1: 2.0}}, TypeError, r"\(str keys\)"),
+        (
+            {"kernel": "rbf", "kernel_params": {"gamma": 0.5}},
+            ValueError,
+            r"kernel_params=\{'gamma': 0.5\} applies to a callable kernel only",
+        ),
+        ({"kernel": "linear", "kernel_params": {"a": 1}}, ValueError, "kernel_params"),
+        (
+            {"kernel": laplacian, "kernel_params": {"scale": 2.0}},
+            TypeError,
+            r"kernel_params=\{'scale': 2.0\} does not fit the kernel.*unexpected keyword",
+        ),
     ],
     ids=lambda value: repr(value) if isinstance(value, dict) else "",
 )
@@ -1906,3 +1939,231 @@ def test_float32_in_float32_out_with_float64_accuracy(params):
     tolerance = 2.0**-24 * (1 + 10 / relative_gap)
     assert tolerance < 1e-4  # premise: the gaps are not tiny, so the check can fail
     assert np.abs(Z32 - Z).max() <= tolerance * np.abs(Z).max()
+
+
+# ---------------------------------------------------------------------------
+# scikit-learn's remaining parameters: kernel_params, tol and max_iter of
+# ARPACK, copy_X and n_jobs
+# ---------------------------------------------------------------------------
+
+
+def scaled_laplacian(x, y, scale=1.0, power=1.0):
+    """``exp(-‖x - y‖_p^p / scale)``, a kernel with keyword parameters."""
+    return math.exp(-np.sum(np.abs(x - y) ** power) / scale)
+
+
+@pytest.mark.parametrize("solver", ["dense", "arpack"])
+def test_kernel_params_reach_the_callable_kernel(solver):
+    n, k = 40, 3
+    X = np.abs(make_data(n, 4, seed=130))
+    T = np.abs(make_data(6, 4, seed=131))
+    params = {"scale": 3.0, "power": 1.5}
+    # reference: scikit-learn's pairwise_kernels with the same keyword arguments
+    K_c = (
+        centering_matrix(n)
+        @ pairwise.pairwise_kernels(X, metric=scaled_laplacian, **params)
+        @ centering_matrix(n)
+    )
+    eigenvalues, _ = reference_eigenpairs(K_c)
+    assert np.all(relative_gaps(eigenvalues, k) > 1e-3), relative_gaps(eigenvalues, k)
+    # premise: the parameters change the kernel, so ignoring them would be seen
+    K_default = pairwise.pairwise_kernels(X, metric=scaled_laplacian)
+    default_eigenvalues, _ = reference_eigenpairs(
+        centering_matrix(n) @ K_default @ centering_matrix(n)
+    )
+    assert np.all(np.abs(default_eigenvalues[:k] / eigenvalues[:k] - 1) > 0.05)
+
+    common = {"n_components": k, "kernel": scaled_laplacian, "eigen_solver": solver}
+    model = KernelPCA(**common, kernel_params=params, fit_inverse_transform=True, random_state=0)
+    ref = SklearnKernelPCA(
+        **common, kernel_params=params, fit_inverse_transform=True, random_state=0
+    )
+    Z, Z_ref = model.fit_transform(X), ref.fit_transform(X)
+    np.testing.assert_allclose(model.eigenvalues_, eigenvalues[:k], rtol=1e-10)
+    np.testing.assert_allclose(model.eigenvalues_, ref.eigenvalues_, rtol=1e-10)
+    scale = np.abs(Z_ref).max()
+    np.testing.assert_allclose(np.abs(Z), np.abs(Z_ref), rtol=0, atol=1e-10 * scale)
+    # transform and the pre-image regression (a kernel on the scores) use them too
+    np.testing.assert_allclose(
+        np.abs(model.transform(T)), np.abs(ref.transform(T)), rtol=0, atol=1e-10 * scale
+    )
+    signs = column_signs(Z, Z_ref)  # the kernel on the scores is not sign-invariant
+    np.testing.assert_allclose(
+        model.inverse_transform(Z), ref.inverse_transform(Z_ref * signs), rtol=0, atol=1e-9
+    )
+
+
+def test_kernel_params_are_passed_on_every_call_and_only_when_given():
+    X = make_data(8, 2, seed=132)
+    calls = []
+
+    def recording_kernel(x, y, **kwargs):
+        calls.append(kwargs)
+        return float(x @ y)
+
+    KernelPCA(n_components=2, kernel=recording_kernel).fit(X)
+    assert calls and all(kwargs == {} for kwargs in calls)  # None: nothing is added
+    calls.clear()
+    model = KernelPCA(n_components=2, kernel=recording_kernel, kernel_params={"a": 1, "b": "x"})
+    model.fit(X).transform(X[:3])
+    assert calls and all(kwargs == {"a": 1, "b": "x"} for kwargs in calls)
+    # an empty dict is the same as None, for a callable and for a named kernel
+    for kernel in (recording_kernel, "rbf"):
+        Z_none = KernelPCA(n_components=2, kernel=kernel).fit_transform(X)
+        Z_empty = KernelPCA(n_components=2, kernel=kernel, kernel_params={}).fit_transform(X)
+        np.testing.assert_array_equal(Z_empty, Z_none)
+
+
+def test_kernel_params_with_a_named_kernel_is_refused_where_scikit_learn_ignores_it():
+    X = make_data(20, 3, seed=133)
+    # scikit-learn silently uses gamma=1/n_features here, not the 5.0 asked for
+    ref = SklearnKernelPCA(n_components=2, kernel="rbf", kernel_params={"gamma": 5.0}).fit(X)
+    default = SklearnKernelPCA(n_components=2, kernel="rbf").fit(X)
+    np.testing.assert_array_equal(ref.eigenvalues_, default.eigenvalues_)
+    for kernel in ("rbf", "poly", "linear", "precomputed"):
+        data = X @ X.T if kernel == "precomputed" else X
+        model = KernelPCA(n_components=2, kernel=kernel, kernel_params={"gamma": 5.0})
+        with pytest.raises(ValueError, match=r"kernel_params=.* applies to a callable kernel"):
+            model.fit(data)
+
+
+def arpack_test_problem():
+    """An RBF kernel of Gaussian data whose top 6 eigenvalues are 0.7 % to 9 % apart (relative).
+
+    Returns ``X``, its centred kernel (γ = 0.1) and a start vector for scipy's ARPACK.
+    """
+    X = np.random.default_rng(134).standard_normal((400, 10))
+    K_c = centering_matrix(400) @ pairwise.rbf_kernel(X, gamma=0.1) @ centering_matrix(400)
+    return X, K_c, np.random.default_rng(1).standard_normal(400)
+
+
+def test_tol_reaches_arpack():
+    # ARPACK accepts a Ritz pair (μ, v) whose residual is below tol·|μ|; since
+    # K̃ is symmetric, some eigenvalue lies within the residual of μ.
+    X, K_c, v0 = arpack_test_problem()
+    spectrum = scipy.linalg.eigvalsh(K_c)  # independent reference
+    top = spectrum[::-1][:5]
+    errors = {}
+    for tol in (0, 1e-1, 0.5):
+        model = KernelPCA(
+            n_components=5, kernel="rbf", gamma=0.1, eigen_solver="arpack", tol=tol, random_state=0
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            model.fit(X)
+        mu = model.eigenvalues_
+        distance_to_spectrum = np.abs(mu[:, np.newaxis] - spectrum[np.newaxis, :]).min(axis=1)
+        assert np.all(distance_to_spectrum <= max(tol, 1e-12) * np.abs(mu))
+        errors[tol] = np.abs(mu - top).max() / top[0]
+    assert errors[0] < 1e-12  # tol=0: machine precision
+    # a loose tol gives measurably less accurate eigenvalues, as scipy's eigsh does
+    assert errors[0.5] > 1e-6 and errors[0.5] > 1e4 * errors[0]
+    loose, _ = scipy.sparse.linalg.eigsh(K_c, k=5, which="LA", tol=0.5, v0=v0)
+    assert np.abs(np.sort(loose)[::-1] - top).max() / top[0] > 1e-6
+
+
+def test_max_iter_reaches_arpack_and_the_dense_solver_takes_over():
+    X, K_c, v0 = arpack_test_problem()
+    # premise: one restart is not enough for scipy's ARPACK on this problem
+    with pytest.raises(scipy.sparse.linalg.ArpackNoConvergence):
+        scipy.sparse.linalg.eigsh(K_c, k=5, which="LA", tol=0, maxiter=1, v0=v0)
+    # scikit-learn raises it; pcalib warns and gives the dense solver's result
+    params = {"n_components": 5, "kernel": "rbf", "gamma": 0.1, "random_state": 0}
+    with pytest.raises(scipy.sparse.linalg.ArpackNoConvergence):
+        SklearnKernelPCA(**params, eigen_solver="arpack", max_iter=1).fit(X)
+    model = KernelPCA(**params, eigen_solver="arpack", max_iter=1)
+    with pytest.warns(ConvergenceWarning, match=r"stopped after max_iter=1 .*dense solver"):
+        Z = model.fit_transform(X)
+    assert model.eigen_solver_ == "arpack"  # the solver asked for, which handed over
+    dense = KernelPCA(**params, eigen_solver="dense")
+    np.testing.assert_array_equal(Z, dense.fit_transform(X))
+    np.testing.assert_array_equal(model.eigenvalues_, dense.eigenvalues_)
+    np.testing.assert_allclose(model.eigenvalues_, scipy.linalg.eigvalsh(K_c)[::-1][:5], rtol=1e-12)
+    # enough restarts: ARPACK converges, without a warning, to the same eigenvalues
+    enough = KernelPCA(**params, eigen_solver="arpack", max_iter=1000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        enough.fit(X)
+    np.testing.assert_allclose(enough.eigenvalues_, dense.eigenvalues_, rtol=1e-12)
+    # ARPACK reports no iteration count: no n_iter_, as in scikit-learn
+    assert not hasattr(enough, "n_iter_") and not hasattr(SklearnKernelPCA(), "n_iter_")
+
+
+@pytest.mark.parametrize(
+    "solver",
+    [
+        {"eigen_solver": "dense"},
+        {"eigen_solver": "randomized"},
+        {"approximation": "nystrom", "n_landmarks": 30},
+        {"approximation": "rff"},
+    ],
+    ids=["dense", "randomized", "nystrom", "rff"],
+)
+def test_tol_and_max_iter_do_not_change_the_other_solvers(solver):
+    X = make_data(60, 3, seed=135)
+    params = {"n_components": 2, "kernel": "rbf", "gamma": 0.3, "random_state": 0, **solver}
+    Z = KernelPCA(**params).fit_transform(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Z_arpack_settings = KernelPCA(**params, tol=0.5, max_iter=1).fit_transform(X)
+    np.testing.assert_array_equal(Z_arpack_settings, Z)
+
+
+@pytest.mark.parametrize(
+    "make_X",
+    [
+        lambda X: X,
+        lambda X: scipy.sparse.csr_matrix(X),
+        lambda X: scipy.sparse.csr_array(X),
+    ],
+    ids=["array", "csr_matrix", "csr_array"],
+)
+def test_copy_X_false_keeps_a_reference_as_sklearn(make_X):
+    X = make_X(make_data(30, 3, seed=136))
+    T = make_data(5, 3, seed=137)
+    before = X.copy()
+    model = KernelPCA(n_components=2, kernel="rbf", gamma=0.3, copy_X=False).fit(X)
+    ref = SklearnKernelPCA(n_components=2, kernel="rbf", gamma=0.3, copy_X=False).fit(X)
+    assert model.X_fit_ is X and ref.X_fit_ is X
+    copied = KernelPCA(n_components=2, kernel="rbf", gamma=0.3).fit(X)
+    assert copied.X_fit_ is not X
+    # pcalib does not modify X; later changes to X reach transform, as in scikit-learn
+    assert (abs(X - before)).max() == 0
+    Z_T = model.transform(T)
+    np.testing.assert_array_equal(copied.transform(T), Z_T)
+    if scipy.sparse.issparse(X):
+        X.data *= 2.0
+    else:
+        X *= 2.0
+    assert np.abs(model.transform(T) - Z_T).max() > 1e-3
+    np.testing.assert_array_equal(copied.transform(T), Z_T)
+
+
+def test_copy_X_false_with_a_conversion_or_a_precomputed_kernel():
+    X = make_data(30, 3, seed=138)
+    # float32 (or a list, or a Fortran-ordered array) is converted: the conversion is kept
+    X32 = X.astype(np.float32)
+    model = KernelPCA(n_components=2, copy_X=False).fit(X32)
+    assert model.X_fit_.dtype == np.float64 and not np.shares_memory(model.X_fit_, X32)
+    np.testing.assert_array_equal(model.X_fit_, X32.astype(np.float64))
+    # an exactly symmetric kernel matrix is kept as given; a skewed one by its symmetric part
+    K = pairwise.rbf_kernel(X, gamma=0.5)
+    K = (K + K.T) / 2  # exactly symmetric: a + b = b + a in floating point
+    assert KernelPCA(n_components=2, kernel="precomputed", copy_X=False).fit(K).X_fit_ is K
+    assert KernelPCA(n_components=2, kernel="precomputed").fit(K).X_fit_ is not K
+    E = np.triu(np.full_like(K, 1e-3), 1)
+    K_skewed = K + E - E.T
+    with pytest.warns(UserWarning, match="not symmetric"):
+        skewed = KernelPCA(n_components=2, kernel="precomputed", copy_X=False).fit(K_skewed)
+    np.testing.assert_array_equal(skewed.X_fit_, (K_skewed + K_skewed.T) / 2)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2, -1])
+@pytest.mark.parametrize("kernel", ["rbf", laplacian], ids=["rbf", "laplacian"])
+def test_n_jobs_is_accepted_and_changes_nothing(kernel, n_jobs):
+    X, T = np.abs(make_data(30, 3, seed=139)), np.abs(make_data(5, 3, seed=140))
+    model = KernelPCA(n_components=2, kernel=kernel, n_jobs=n_jobs).fit(X)
+    default = KernelPCA(n_components=2, kernel=kernel).fit(X)
+    np.testing.assert_array_equal(model.transform(T), default.transform(T))
+    ref = SklearnKernelPCA(n_components=2, kernel=kernel, n_jobs=n_jobs).fit(X)
+    np.testing.assert_allclose(model.eigenvalues_, ref.eigenvalues_, rtol=1e-10)

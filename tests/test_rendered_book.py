@@ -140,6 +140,45 @@ def _redirect_target(url):
     return match.group(1) if match else None
 
 
+# Text nodes outside code, outputs and typeset maths that still show TeX: a
+# dollar sign next to a letter, brace or backslash, or a TeX command. This is
+# what a wrapped source line starting with "+" or "-" leaves (Markdown makes
+# it a list item and the inline maths around it breaks).
+RAW_TEX_IN_TEXT = r"""() => {
+    const skip = "pre, code, script, style, textarea, mjx-container, .MathJax, .math";
+    const commands = [
+        "frac", "tfrac", "mathbf", "mathrm", "mathbb", "mathcal", "sum", "sqrt", "lambda",
+        "sigma", "top", "hat", "bar", "operatorname", "varepsilon", "left", "right", "quad",
+    ].join("|");
+    const tex = new RegExp("\\$[A-Za-z\\\\{]|[A-Za-z}]\\$|\\\\(" + commands + ")(?![A-Za-z])");
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const found = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const parent = node.parentElement;
+        if (!parent || parent.closest(skip)) continue;
+        const match = node.textContent.match(tex);
+        if (match) {
+            const start = Math.max(0, match.index - 40);
+            found.push(node.textContent.slice(start, match.index + 40).trim());
+        }
+    }
+    return found;
+}"""
+
+
+def test_raw_tex_pattern_catches_what_a_reader_would_see(browser):
+    page = browser.new_page()
+    try:
+        page.set_content(
+            "<p>fine $x$ is not here</p><p>a \\frac12 leak</p><p>+ $\\lambda$ bullet</p>"
+            "<pre>$x$ \\frac in code</pre><p>costs $5 and 10 $</p>"
+        )
+        found = page.evaluate(RAW_TEX_IN_TEXT)
+    finally:
+        page.close()
+    assert found == ["fine $x$ is not here", "a \\frac12 leak", "+ $\\lambda$ bullet"], found
+
+
 def test_book_was_built():
     assert (HTML / "index.html").exists(), "no _build/html/index.html: run 'make book' first"
 
@@ -157,6 +196,12 @@ def test_page_renders(browser, server, page_path):
                 raw: document.body.innerText.match(/\\\\(\\(|\\[)|\\$\\$/g) || [],
             })"""
         )
+        raw_tex = page.evaluate(RAW_TEX_IN_TEXT)
+        split_outputs = page.evaluate(
+            """() => [...document.querySelectorAll("div.cell_output")]
+                .filter(out => out.querySelectorAll(":scope > .output.stream").length > 1)
+                .map(out => out.innerText.slice(0, 60))"""
+        )
         broken_images = page.evaluate(
             """() => [...document.images]
                 .filter(img => !(img.complete && img.naturalWidth > 0))
@@ -171,6 +216,8 @@ def test_page_renders(browser, server, page_path):
         f"not typeset on {page_path}"
     )
     assert not math["raw"], f"raw TeX delimiters left on {page_path}: {math['raw'][:5]}"
+    assert not raw_tex, f"TeX source shown as text on {page_path}: {raw_tex[:5]}"
+    assert not split_outputs, f"a cell's printed output split into boxes: {split_outputs[:3]}"
     assert not broken_images, f"images not loaded on {page_path}: {broken_images}"
 
 
