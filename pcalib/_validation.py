@@ -79,18 +79,79 @@ def as_float_matrix(X, *, name="X", min_samples=1, min_features=1, allow_nan=Fal
             f"{name}.reshape(-1, 1) for a single feature, {name}.reshape(1, -1) "
             "for a single sample."
         )
-    n_samples, n_features = X.shape
+    check_min_shape(X.shape, name=name, min_samples=min_samples, min_features=min_features)
+    check_finite(np.where(np.isnan(X), 0.0, X) if allow_nan else X, name=name)
+    return X
+
+
+def check_min_shape(shape, *, name, min_samples=1, min_features=1):
+    """Raise ``ValueError`` unless the matrix ``shape`` has enough rows and columns."""
+    n_samples, n_features = shape
     if n_samples < min_samples:
         raise ValueError(
-            f"{name} has {n_samples} sample(s) (shape={X.shape}) while a minimum "
+            f"{name} has {n_samples} sample(s) (shape={shape}) while a minimum "
             f"of {min_samples} is required."
         )
     if n_features < min_features:
         raise ValueError(
-            f"{name} has {n_features} feature(s) (shape={X.shape}) while a minimum "
+            f"{name} has {n_features} feature(s) (shape={shape}) while a minimum "
             f"of {min_features} is required."
         )
-    check_finite(np.where(np.isnan(X), 0.0, X) if allow_nan else X, name=name)
+
+
+def as_sparse_float_matrix(X, *, name="X", min_samples=1):
+    """Return the scipy.sparse ``X`` in CSR or CSC format with float entries, or raise.
+
+    Other sparse formats are converted to CSR, integer and boolean entries to
+    float64 (float32 stays float32), and duplicate entries are summed (on a
+    copy), so that every stored entry is one entry of the matrix. The matrix
+    is never densified.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or array of shape (n_samples, n_features)
+    name : str, default="X"
+        Name of the argument, used in error messages.
+    min_samples : int, default=1
+        Smallest number of rows accepted.
+
+    Returns
+    -------
+    X : scipy.sparse matrix or array of shape (n_samples, n_features)
+        CSR or CSC, dtype float32 or float64, without duplicate entries.
+
+    Raises
+    ------
+    TypeError
+        ``X`` is not sparse, or its entries are not numbers.
+    ValueError
+        ``X`` is complex, too small, or holds NaN, infinity or values whose
+        squares overflow.
+    """
+    if not scipy.sparse.issparse(X):
+        raise TypeError(f"{name} must be a scipy.sparse matrix or array, got {type(X).__name__}.")
+    if X.dtype.kind == "c":
+        raise ValueError(f"{name} has complex values: Complex data not supported.")
+    if X.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must contain only numbers, got the dtype {X.dtype}.")
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D, got the shape {X.shape}.")
+    check_min_shape(X.shape, name=name, min_samples=min_samples)
+    if X.format not in ("csr", "csc"):
+        X = X.tocsr()
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    n_not_finite = np.count_nonzero(~np.isfinite(X.data))
+    if n_not_finite:
+        raise ValueError(
+            f"{name} contains NaN or infinite values in {n_not_finite} of its stored "
+            "entries. Remove or impute them before fitting."
+        )
+    if np.einsum("i,i->", X.data, X.data, dtype=np.float64) > MAX_SUM_OF_SQUARES:
+        raise_too_large(name, float(np.abs(X.data).max()))
     return X
 
 

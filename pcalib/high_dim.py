@@ -48,16 +48,15 @@ from ._linalg import (
     top_eigh,
 )
 from ._validation import (
-    MAX_SUM_OF_SQUARES,
     as_float_matrix,
     as_generator,
+    as_sparse_float_matrix,
     check_n_components,
     check_non_negative_int,
     check_option,
     check_positive_float,
     check_positive_int,
     convergence_warning,
-    raise_too_large,
 )
 
 # The solvers are the building blocks of PCA's solvers and trust their caller (PCA
@@ -264,61 +263,6 @@ def principal_axes_randomized(
 # Sparse data: centring without densifying
 
 SPARSE_SOLVERS = ("arpack", "covariance_eigh", "randomized")
-
-
-def as_sparse_float_matrix(X, *, name="X"):
-    """Return the scipy.sparse ``X`` in CSR or CSC format with float entries, or raise.
-
-    Other sparse formats are converted to CSR, integer and boolean entries to
-    float64 (float32 stays float32), and duplicate entries are summed (on a
-    copy), so that every stored entry is one entry of the matrix. The matrix
-    is never densified.
-
-    Parameters
-    ----------
-    X : scipy.sparse matrix or array of shape (n_samples, n_features)
-    name : str, default="X"
-        Name of the argument, used in error messages.
-
-    Returns
-    -------
-    X : scipy.sparse matrix or array of shape (n_samples, n_features)
-        CSR or CSC, dtype float32 or float64, without duplicate entries.
-
-    Raises
-    ------
-    TypeError
-        ``X`` is not sparse, or its entries are not numbers.
-    ValueError
-        ``X`` is complex, empty, or holds NaN, infinity or values whose squares overflow.
-    """
-    if not scipy.sparse.issparse(X):
-        raise TypeError(
-            f"{name} must be a scipy.sparse matrix or array, got {type(X).__name__}; "
-            "pcalib.PCA takes dense data directly."
-        )
-    if X.dtype.kind == "c":
-        raise ValueError(f"{name} has complex values: Complex data not supported.")
-    if X.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must contain only numbers, got the dtype {X.dtype}.")
-    if X.ndim != 2 or min(X.shape) < 1:
-        raise ValueError(f"{name} must be 2-D with at least one row and column, got {X.shape}.")
-    if X.format not in ("csr", "csc"):
-        X = X.tocsr()
-    if X.dtype not in (np.float32, np.float64):
-        X = X.astype(np.float64)
-    if not X.has_canonical_format:
-        X = X.copy()
-        X.sum_duplicates()
-    n_not_finite = np.count_nonzero(~np.isfinite(X.data))
-    if n_not_finite:
-        raise ValueError(
-            f"{name} contains NaN or infinite values in {n_not_finite} of its stored "
-            "entries. Remove or impute them before fitting."
-        )
-    if np.einsum("i,i->", X.data, X.data, dtype=np.float64) > MAX_SUM_OF_SQUARES:
-        raise_too_large(name, float(np.abs(X.data).max()))
-    return X
 
 
 def sparse_column_moments(X):

@@ -30,7 +30,7 @@ import scipy.sparse
 
 from ._validation import (
     as_float_matrix,
-    check_finite,
+    as_sparse_float_matrix,
     check_finite_float,
     check_option,
     check_positive_float,
@@ -64,16 +64,8 @@ def as_kernel_input(X, *, name="X", min_samples=1):
     """
     if not scipy.sparse.issparse(X):
         return as_float_matrix(X, name=name, min_samples=min_samples)
-    if X.ndim != 2 or X.shape[0] < min_samples or X.shape[1] < 1:
-        raise ValueError(
-            f"{name} must be a 2-D sparse matrix with at least {min_samples} row(s) and "
-            f"one column; got shape {X.shape}."
-        )
-    if X.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must hold real numbers; got a sparse matrix of dtype {X.dtype}.")
-    X = X.tocsr().astype(np.float64, copy=False)
-    check_finite(X.data[np.newaxis, :], name=name)
-    return X
+    X = as_sparse_float_matrix(X, name=name, min_samples=min_samples)
+    return X.tocsr().astype(np.float64, copy=False)
 
 
 def _check_pair(X, Y):

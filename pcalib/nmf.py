@@ -54,13 +54,13 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils import check_array
 from sklearn.utils.validation import validate_data
 
 from ._linalg import randomized_svd
 from ._validation import (
     as_float_matrix,
     as_generator,
+    as_sparse_float_matrix,
     check_array_size,
     check_bool,
     check_finite_float,
@@ -155,7 +155,7 @@ def as_data_matrix(X):
     """
     dtype = result_dtype(X)
     if scipy.sparse.issparse(X):
-        return check_array(X, accept_sparse="csr", dtype=np.float64), dtype
+        return as_sparse_float_matrix(X).tocsr().astype(np.float64, copy=False), dtype
     return as_float_matrix(X, name="X"), dtype
 
 

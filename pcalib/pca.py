@@ -28,6 +28,7 @@ from ._linalg import binary_exponent, flip_signs, numerical_rank, top_eigh
 from ._validation import (
     as_float_matrix,
     as_generator,
+    as_sparse_float_matrix,
     check_array_size,
     check_bool,
     check_fitted,
@@ -41,7 +42,6 @@ from ._validation import (
     result_dtype,
 )
 from .high_dim import (
-    as_sparse_float_matrix,
     centered_operator,
     principal_axes_arpack,
     principal_axes_gram,
@@ -846,13 +846,8 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 "components: pass svd_solver='covariance_eigh' for sparse X."
             )
         dtype = result_dtype(X)
-        X_checked = as_sparse_float_matrix(X).astype(np.float64, copy=False)
-        n_samples, n_features = X_checked.shape
-        if n_samples < 2:
-            raise ValueError(
-                f"X has {n_samples} sample(s) (shape={X_checked.shape}) while a minimum "
-                "of 2 is required."
-            )
+        X_checked = as_sparse_float_matrix(X, min_samples=2).astype(np.float64, copy=False)
+        n_features = X_checked.shape[1]
         n_components = check_pca_n_components(self.n_components, X_checked.shape, svd_solver)
         mean, variance = sparse_column_moments(X_checked)
         if not np.any(variance > 0):

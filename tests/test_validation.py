@@ -14,7 +14,7 @@ import pytest
 import scipy.sparse
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
-from pcalib import PCA, pca_als, pca_gradient_descent
+from pcalib import NMF, PCA, KernelPCA, pca_als, pca_gradient_descent
 from pcalib._linalg import power_of_four_scale
 from pcalib._validation import (
     MAX_INT,
@@ -645,3 +645,43 @@ def test_check_fraction_endpoints(value, open_interval, accepted):
     else:
         with pytest.raises(ValueError, match=r"^q must be"):
             check_fraction(value, name="q", open_interval=open_interval)
+
+
+# ---------------------------------------------------------------------------
+# sparse input (PCA, KernelPCA and NMF share as_sparse_float_matrix)
+# ---------------------------------------------------------------------------
+
+
+def sparse_with_entry(value, dtype=np.float64):
+    X = scipy.sparse.random(6, 4, density=0.5, format="csr", random_state=0, dtype=dtype)
+    X.data[2] = value
+    return X
+
+
+@pytest.mark.parametrize(
+    "fit",
+    [
+        lambda X: PCA(n_components=1, svd_solver="arpack").fit(X),
+        lambda X: KernelPCA(n_components=1).fit(X),
+        lambda X: NMF(n_components=1).fit(X),
+    ],
+    ids=["PCA", "KernelPCA", "NMF"],
+)
+@pytest.mark.parametrize(
+    "make_X, error, message",
+    [
+        (lambda: sparse_with_entry(np.nan), ValueError, r"X contains NaN or infinite values in 1"),
+        (lambda: sparse_with_entry(np.inf), ValueError, r"X contains NaN or infinite values in 1"),
+        (lambda: sparse_with_entry(1e300), ValueError, r"X is too large for float64"),
+        (
+            lambda: sparse_with_entry(1 + 1j, dtype=np.complex128),
+            ValueError,
+            r"X has complex values",
+        ),
+        (lambda: scipy.sparse.csr_matrix((0, 4)), ValueError, r"X has 0 sample\(s\)"),
+    ],
+    ids=["nan", "inf", "huge", "complex", "empty"],
+)
+def test_bad_sparse_X_is_refused_in_the_same_words(fit, make_X, error, message):
+    with pytest.raises(error, match=message):
+        fit(make_X())
