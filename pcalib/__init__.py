@@ -15,11 +15,17 @@ Modules mirror the chapters of the book:
 * :mod:`pcalib.ppca` – chapter 4, :class:`PPCA` (closed form, EM, missing
   data, sampling) and :func:`ppca_evidence` for choosing the number of
   components;
+* :mod:`pcalib.factor_analysis` – chapter 4, :class:`FactorAnalysis` (EM,
+  varimax);
+* :mod:`pcalib.bayesian_pca` – chapter 4, :func:`bayesian_pca` (Bayesian PCA
+  with automatic relevance determination);
 * :mod:`pcalib.elastic_net` – chapter 5, the elastic net by coordinate descent;
 * :mod:`pcalib.sparse_pca` – chapter 5, :class:`ElasticNetSPCA` (Zou, Hastie
-  and Tibshirani's sparse PCA);
+  and Tibshirani's sparse PCA) and :func:`truncated_power_method` (Yuan and
+  Zhang's);
 * :mod:`pcalib.nmf` – chapter 6, :class:`NMF` (multiplicative updates for
-  the Frobenius and KL losses, HALS);
+  the Frobenius and KL losses, HALS, ANLS) and :func:`successive_projection`
+  for separable data;
 * :mod:`pcalib.matrix_factorization` – chapter 6, ridge, sparse and logistic
   factorisations;
 * :mod:`pcalib.robust_pca` – chapter 7, :class:`RobustPCA` (principal
@@ -28,22 +34,33 @@ Modules mirror the chapters of the book:
 """
 
 from ._linalg import flip_signs, soft_threshold
+from .bayesian_pca import BayesianPCAResult, bayesian_pca
+from .factor_analysis import FactorAnalysis
 from .factorization import FactorizationResult, pca_als, pca_gradient_descent
-from .high_dim import HardThresholdResult, optimal_hard_threshold
+from .high_dim import (
+    AdaptiveRangeResult,
+    HardThresholdResult,
+    adaptive_range_finder,
+    optimal_hard_threshold,
+    range_error_bound,
+)
 from .kernel_pca import KernelPCA, KernelRankWarning
-from .nmf import NMF
+from .nmf import NMF, successive_projection
 from .out_of_core import DaskPCAResult, pca_dask
 from .pca import PCA, ParallelAnalysisResult, parallel_analysis
 from .ppca import PPCA, PPCAEvidenceResult, ppca_evidence
 from .robust_pca import RobustPCA, l1_low_rank
-from .sparse_pca import ElasticNetSPCA
+from .sparse_pca import ElasticNetSPCA, truncated_power_method
 
 __all__ = [
     "NMF",
     "PCA",
     "PPCA",
+    "AdaptiveRangeResult",
+    "BayesianPCAResult",
     "DaskPCAResult",
     "ElasticNetSPCA",
+    "FactorAnalysis",
     "FactorizationResult",
     "HardThresholdResult",
     "KernelPCA",
@@ -51,6 +68,8 @@ __all__ = [
     "PPCAEvidenceResult",
     "ParallelAnalysisResult",
     "RobustPCA",
+    "adaptive_range_finder",
+    "bayesian_pca",
     "flip_signs",
     "l1_low_rank",
     "optimal_hard_threshold",
@@ -59,6 +78,9 @@ __all__ = [
     "pca_dask",
     "pca_gradient_descent",
     "ppca_evidence",
+    "range_error_bound",
     "soft_threshold",
+    "successive_projection",
+    "truncated_power_method",
 ]
 __version__ = "0.1.0"

@@ -2,6 +2,8 @@
 
 * :func:`load_usarrests` reads a 50 × 4 table shipped with pcalib (its
   provenance is in the header of ``pcalib/data/usarrests.csv``).
+* :func:`load_pitprops` reads Jeffers' 13 × 13 pitprops correlation matrix
+  (chapter 5; provenance in its docstring and ``pcalib/data/pitprops.csv``).
 * :func:`load_faces` returns the face crops bundled with scikit-image.
 * :func:`make_low_rank` and :func:`make_spectrum` generate synthetic data
   with a known principal subspace, and :func:`make_spirals` two interleaved
@@ -21,7 +23,14 @@ from ._validation import (
     check_positive_int,
 )
 
-__all__ = ["load_faces", "load_usarrests", "make_low_rank", "make_spectrum", "make_spirals"]
+__all__ = [
+    "load_faces",
+    "load_pitprops",
+    "load_usarrests",
+    "make_low_rank",
+    "make_spectrum",
+    "make_spirals",
+]
 
 USARRESTS_DESCRIPTION = """\
 USArrests: violent crime rates by US state in 1973 (R's datasets::USArrests).
@@ -62,6 +71,51 @@ def load_usarrests():
         sample_names=[record[0] for record in records],
         DESCR=USARRESTS_DESCRIPTION,
     )
+
+
+PITPROPS_DESCRIPTION = """\
+Pitprops: correlation matrix of 13 properties of 180 Corsican pine pit props.
+
+Jeffers, J. N. R. (1967) Two case studies in the application of principal
+component analysis. Applied Statistics 16(3), 225-236. Only the correlation
+matrix was published, to three decimals; the 180 measurements were not.
+
+Variables: topdiam (top diameter), length, moist (moisture content), testsg
+(specific gravity at the time of test), ovensg (oven-dry specific gravity),
+ringtop and ringbut (number of annual rings at the top and at the base),
+bowmax (maximum bow), bowdist (distance of the point of maximum bow from the
+top), whorls (number of knot whorls), clear (length of clear prop from the
+top), knots (average number of knots per whorl), diaknot (average diameter of
+the knots).
+
+Source: the CRAN package elasticnet 1.3 (Zou and Hastie, 2020), file
+data/pitprops.RData, which Zou, Hastie and Tibshirani (2006) used for their
+sparse PCA of this matrix. Transcribed entry for entry.
+"""
+
+
+def load_pitprops():
+    """Load Jeffers' pitprops correlation matrix (13 × 13, from n = 180 pit props).
+
+    The classic test case of sparse PCA (Zou, Hastie and Tibshirani, 2006):
+    only the correlation matrix exists, so it is fitted with
+    ``ElasticNetSPCA.fit_gram``. Provenance: Jeffers (1967), Applied
+    Statistics 16, 225-236, as distributed in the CRAN package elasticnet 1.3
+    (``data/pitprops.RData``); ``DESCR`` names the variables.
+
+    Returns
+    -------
+    Bunch
+        ``data`` (ndarray of shape (13, 13), the correlation matrix, symmetric
+        with unit diagonal, three decimals), ``feature_names`` (list of 13
+        str), ``n_samples`` (180, the number of pit props behind it) and
+        ``DESCR``.
+    """
+    text = resources.files("pcalib").joinpath("data/pitprops.csv").read_text()
+    rows = [line for line in text.splitlines() if line and not line.startswith("#")]
+    header, *records = list(csv.reader(rows))
+    data = np.array([[float(value) for value in record[1:]] for record in records])
+    return Bunch(data=data, feature_names=header[1:], n_samples=180, DESCR=PITPROPS_DESCRIPTION)
 
 
 def load_faces():

@@ -23,11 +23,15 @@ minimisation over one row at a time, Frobenius only), usually the fastest;
 ``"mu"``, the multiplicative updates of Lee and Seung (every β; each
 update never increases the objective; for a general β with the exponent
 γ(β) of Févotte and Idier, :func:`mm_exponent`); and pcalib's ``"pg"``, projected
-gradient (Frobenius only), the simplest non-negative method. The problem is
-not convex: the solvers decrease the objective, and at best reach a
-stationary point (for HALS, every limit point is one while no component
-becomes zero), not necessarily a local minimum; for the multiplicative
-updates even that is not guaranteed.
+gradient (Frobenius only), the simplest non-negative method, and ``"anls"``,
+alternating non-negative least squares (Frobenius only): exact minimisation
+over a whole factor by block principal pivoting (:func:`anls_update`). The
+problem is not convex, and NP-hard: the solvers decrease the objective, and
+at best reach a stationary point (for ANLS every limit point is one, for
+HALS while no component becomes zero; :func:`kkt_residual` measures the
+distance), not necessarily a local minimum; for the multiplicative updates
+even that is not guaranteed. For separable data, :func:`successive_projection`
+finds the parts among the samples in one pass.
 ``components_`` is ``H``, ``transform`` returns ``W``.
 
 Non-uniqueness: ``W H = (W D)(D⁻¹ H)`` for any positive diagonal ``D`` and
@@ -66,6 +70,7 @@ from ._validation import (
     check_finite_float,
     check_fitted,
     check_fraction,
+    check_n_components,
     check_non_negative_float,
     check_option,
     check_positive_int,
@@ -74,11 +79,11 @@ from ._validation import (
 )
 from .factorization import small_decrease
 
-__all__ = ["NMF"]
+__all__ = ["NMF", "successive_projection"]
 
 # β of the named losses (eq. eq-nmf-beta); beta_loss may also be any real β
 BETA_LOSSES = {"frobenius": 2.0, "kullback-leibler": 1.0, "itakura-saito": 0.0}
-SOLVERS = ("cd", "mu", "pg")
+SOLVERS = ("cd", "mu", "pg", "anls")
 INITS = ("random", "nndsvd", "nndsvda", "nndsvdar", "custom")
 # Added to denominators and arguments of logarithms so that zero rows,
 # zero columns and exact zeros never divide by zero. NMF runs on data whose
@@ -509,6 +514,158 @@ def hals_update(H, A, B, l1_penalty, l2_penalty):
     return H
 
 
+def block_principal_pivoting(Q, q, *, guess=None, max_iter=None):
+    """Non-negative least squares ``min_{x ≥ 0} ½ xᵀ Q x - qᵀ x`` for many ``q`` at once.
+
+    Block principal pivoting of Kim and Park (2011), eq. ``eq-nmf-nnls-kkt``.
+    ``Q`` (k × k) is symmetric positive definite and ``q`` (k × m) holds one
+    right-hand side per column. For each column, a guess ``F`` of the set of
+    positive entries gives ``x_F = Q_FF⁻¹ q_F``, ``x = 0`` elsewhere, and the
+    gradient ``y = Q x - q``, zero on ``F``; the guess is right when
+    ``x_F ≥ 0`` and ``y ≥ 0`` off ``F`` (the KKT conditions). The entries
+    that break them all change sides at once while their number falls; when
+    it stops falling three times, only the one with the largest index moves
+    (the backup rule), which cannot cycle. Signs are tested to ``1e-12`` of the
+    column's scale, rounding.
+    ``guess`` (k × m, boolean) is the first guess of ``F``, for example the
+    positive entries of the previous iterate; by default it is empty. The
+    backup rule ends the exchanges in finitely many steps; ``max_iter`` (by
+    default ``10 k + 100``) only guards against rounding, and the last ``x``,
+    clipped at 0, is returned if it is reached.
+
+    Returns ``x`` of shape (k, m).
+    """
+    k, m = q.shape
+    max_iter = 10 * k + 100 if max_iter is None else max_iter
+    if guess is None or not guess.any():
+        positive = np.zeros((k, m), dtype=bool)  # the guess F, column by column
+        x, y = np.zeros((k, m)), -q
+    else:
+        positive = np.array(guess, dtype=bool)
+        x, y = solve_on_guess(Q, q, positive)
+    slack = 1e-12 * np.maximum(np.abs(q).max(axis=0), TINY)
+    fewest = np.full(m, k + 1)  # the fewest infeasible entries seen so far
+    chances = np.full(m, 3)  # full exchanges left without progress
+    for _ in range(max_iter):
+        scale_x = 1e-12 * np.maximum(np.abs(x).max(axis=0), TINY)
+        infeasible = (positive & (x < -scale_x)) | (~positive & (y < -slack))
+        count = infeasible.sum(axis=0)
+        if not count.any():
+            break
+        progress = (count > 0) & (count < fewest)
+        fewest[progress], chances[progress] = count[progress], 3
+        stalled = (count > 0) & ~progress
+        patient = stalled & (chances > 0)
+        chances[patient] -= 1
+        full = progress | patient
+        positive[:, full] ^= infeasible[:, full]
+        for column in np.flatnonzero(stalled & ~patient):  # backup rule
+            last = np.flatnonzero(infeasible[:, column])[-1]
+            positive[last, column] = not positive[last, column]
+        changed = count > 0
+        x[:, changed], y[:, changed] = solve_on_guess(Q, q[:, changed], positive[:, changed])
+    return np.maximum(x, 0.0)
+
+
+def solve_on_guess(Q, q, positive):
+    """``x`` and ``y = Q x - q`` for the guesses ``positive`` (k × m), all columns at once.
+
+    Column ``c`` solves ``Q_FF x_F = q_F`` on its guess ``F``: the system with
+    the rows and columns outside ``F`` replaced by those of the identity and
+    ``q`` set to 0 there, so one batched solve serves every guess.
+    """
+    free = positive.T  # m × k
+    systems = np.where(free[:, :, np.newaxis] & free[:, np.newaxis, :], Q, 0.0)
+    systems[:, np.arange(Q.shape[0]), np.arange(Q.shape[0])] += ~free
+    rhs = np.where(free, q.T, 0.0)[:, :, np.newaxis]
+    try:
+        x = np.linalg.solve(systems, rhs)[:, :, 0].T
+    except np.linalg.LinAlgError:  # collinear columns of the fixed factor
+        solutions = [
+            np.linalg.lstsq(S, r, rcond=None)[0][:, 0] for S, r in zip(systems, rhs, strict=True)
+        ]
+        x = np.stack(solutions).T
+    y = Q @ x - q
+    y[positive] = 0.0
+    return x, y
+
+
+def anls_update(H, A, B, l1_penalty, l2_penalty):
+    """Exact minimisation over all of ``H`` (ANLS half-step, eq. ``eq-nmf-anls``).
+
+    Column ``c`` of ``H`` solves ``min_{h ≥ 0} ½ hᵀ (B + λ₂ I) h - (a_c - λ₁)ᵀ h``
+    with ``A = Wᵀ X`` (k × d) and ``B = Wᵀ W`` (k × k), by
+    :func:`block_principal_pivoting`. A row with ``B_jj + λ₂ = 0`` (an
+    all-zero column of ``W``, no ``λ₂``) does not enter the loss and is
+    left as it is, as in :func:`hals_update`. The positive entries of ``H``
+    are the first guess of the positive entries of the solution.
+
+    Returns the new ``H`` (k × d).
+    """
+    H = np.array(H)
+    active = np.diag(B) + l2_penalty > 0
+    Q = B[np.ix_(active, active)] + l2_penalty * np.eye(int(active.sum()))
+    H[active] = block_principal_pivoting(Q, A[active] - l1_penalty, guess=H[active] > 0)
+    return H
+
+
+def kkt_residual(X, W, H):
+    """``√(‖min(W, ∇_W F)‖²_F + ‖min(H, ∇_H F)‖²_F)`` for ``F = ½‖X - W H‖²_F``.
+
+    ``min`` is taken entry by entry. An entry of ``min(H, ∇_H F)`` is 0
+    exactly when ``h ≥ 0``, ``∂F/∂h ≥ 0`` and one of them is 0, so the
+    residual is 0 exactly at the stationary points (the KKT conditions of
+    exercise ``ex-nmf-kkt``). It mixes the units of the factors and of the
+    gradient, so it is compared with its value at a reference point, such
+    as the start. ``X`` is dense; ``W`` is n × k, ``H`` is k × d.
+    """
+    residual = W @ H - X
+    gradient_W, gradient_H = residual @ H.T, W.T @ residual
+    return float(
+        np.sqrt(np.sum(np.minimum(W, gradient_W) ** 2) + np.sum(np.minimum(H, gradient_H) ** 2))
+    )
+
+
+def successive_projection(X, n_components):
+    """Indices of ``n_components`` rows of ``X`` that span the others: SPA.
+
+    The successive projection algorithm (Gillis and Vavasis 2014),
+    eq. ``eq-nmf-spa``, on the rows of ``X`` (the samples): take the row of
+    largest Euclidean norm, project every row onto the orthogonal complement
+    of it, and repeat. If ``X = W H`` is separable, with ``H`` among the rows
+    of ``X`` (those rows of ``W`` are the rows of the identity) and every row
+    of ``W`` non-negative with sum at most 1, the rows found are the rows of
+    ``H``, up to order, and SPA is robust to a small noise.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The data; finite.
+    n_components : int
+        ``k``, ``1 ≤ k ≤ min(n_samples, n_features)``: after ``d`` steps the
+        projected rows are 0.
+
+    Returns
+    -------
+    rows : ndarray of shape (n_components,)
+        Indices of the rows, in the order chosen.
+    """
+    R = as_float_matrix(X, name="X").copy()
+    k = check_n_components(n_components, min(R.shape))
+    if not np.any(R):
+        raise ValueError("X must have a non-zero entry: SPA picks rows by their norm.")
+    R /= np.abs(R).max()  # relative to the data, so that squares cannot overflow
+    rows = []
+    for _ in range(k):
+        norms = np.einsum("ij,ij->i", R, R)
+        chosen = int(np.argmax(norms))
+        rows.append(chosen)
+        if norms[chosen] > 0:
+            u = R[chosen] / np.sqrt(norms[chosen])
+            R -= np.outer(R @ u, u)
+    return np.array(rows)
+
+
 def projected_gradient_update(H, A, B, l1_penalty, l2_penalty):
     """One projected gradient step on ``H`` (eq. ``eq-nmf-pg``), Frobenius loss.
 
@@ -671,6 +828,7 @@ def frobenius_iterations(X, W, H, *, solver, penalties, max_iter, tol, extrapola
         "cd": hals_update,
         "mu": multiplicative_update_frobenius,
         "pg": projected_gradient_update,
+        "anls": anls_update,
     }[solver]
     X_squared_norm = squared_norm(X)
     HHt = H @ H.T
@@ -912,12 +1070,14 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         n_features)`` and ``"random"`` otherwise, as scikit-learn does; the
         choice is recorded in ``init_``. ``"custom"`` starts from the ``W``
         and ``H`` passed to :meth:`fit` or :meth:`fit_transform`.
-    solver : {"cd", "mu", "pg"}, default="cd"
+    solver : {"cd", "mu", "pg", "anls"}, default="cd"
         ``"cd"``, coordinate descent on the rows of each factor (HALS,
         eq. ``eq-nmf-hals``), the fastest; ``"mu"``, the multiplicative
         updates (eq. ``eq-nmf-mu-frobenius``, ``eq-nmf-mu-beta``), the only
         one for a ``beta_loss`` other than ``"frobenius"``; ``"pg"``,
-        projected gradient (eq. ``eq-nmf-pg``), the simplest.
+        projected gradient (eq. ``eq-nmf-pg``), the simplest; ``"anls"``,
+        alternating non-negative least squares (eq. ``eq-nmf-anls``), exact
+        over each factor in turn.
     beta_loss : {"frobenius", "kullback-leibler", "itakura-saito"} or float, default="frobenius"
         The β-divergence (eq. ``eq-nmf-beta``): β = 2, 1 and 0 for the
         three names, or any real β. Other than 2, it needs ``solver="mu"``;

@@ -186,16 +186,58 @@ def posterior_matrix(W, noise_variance):
     return W.T @ W + noise_variance * np.eye(W.shape[1])
 
 
+def e_step(X_centered, W, noise_variance, denominator, squared_norm):
+    """E-step statistics for complete data, and the log-likelihood at ``(W, σ²)``.
+
+    With ``E[z_n] = M⁻¹ Wᵀ x_n`` (eq. ``eq-ppca-estep``) it returns
+    ``Σ_n x_n E[z_n]ᵀ`` and ``Σ_n E[z_n z_nᵀ] = N σ² M⁻¹ + Σ_n E[z_n] E[z_n]ᵀ``,
+    which are all an M-step needs, in ``O(n d k)``: no ``d × d`` matrix is
+    formed, only ``k × k`` ones are inverted.
+
+    Parameters
+    ----------
+    X_centered : ndarray of shape (n_samples, n_features)
+    W : ndarray of shape (n_features, k)
+    noise_variance : float
+    denominator : int
+        ``N = n - ddof``.
+    squared_norm : float
+        ``‖X_c‖²_F``.
+
+    Returns
+    -------
+    XtEz : ndarray of shape (n_features, k)
+    sum_Ezz : ndarray of shape (k, k)
+    log_likelihood : float
+        The objective at ``(W, σ²)``, from eq. ``eq-ppca-loglik``.
+    """
+    n_samples, n_features = X_centered.shape
+    k = W.shape[1]
+    M = posterior_matrix(W, noise_variance)
+    M_inv = np.linalg.inv(M)
+    XW = X_centered @ W
+    Ez = XW @ M_inv
+    sum_Ezz = denominator * noise_variance * M_inv + Ez.T @ Ez
+    XtEz = X_centered.T @ Ez
+
+    # -n/2 [d log 2π + log det C + tr(C⁻¹ S)], with
+    # log det C = (d - k) log σ² + log det M and
+    # tr(C⁻¹ S) = (tr S - tr(M⁻¹ Wᵀ S W)) / σ²  (eq. eq-ppca-woodbury).
+    log_det_C = (n_features - k) * np.log(noise_variance) + np.linalg.slogdet(M)[1]
+    trace_C_inv_S = (squared_norm - float(np.sum(XW * Ez))) / (denominator * noise_variance)
+    log_likelihood = -0.5 * n_samples * (n_features * LOG_2PI + log_det_C + trace_C_inv_S)
+    return XtEz, sum_Ezz, log_likelihood
+
+
 def em_step(X_centered, W, noise_variance, denominator, squared_norm=None):
     """One EM iteration for complete data (eqs. ``eq-ppca-estep`` to ``eq-ppca-em-sigma2``).
 
-    E-step: ``E[z_n] = M⁻¹ Wᵀ x_n`` and ``Σ_n E[z_n z_nᵀ] = N σ² M⁻¹ + Σ_n E[z_n] E[z_n]ᵀ``.
+    E-step: :func:`e_step`.
     M-step: ``W_new = (Σ_n x_n E[z_n]ᵀ) (Σ_n E[z_n z_nᵀ])⁻¹`` and
     ``σ²_new = (‖X_c‖²_F - Σ_n E[z_n]ᵀ W_newᵀ x_n) / (N d)``. With
     ``N = n`` this is Tipping and Bishop's EM; with ``N = n - 1`` it
     maximises the same likelihood with ``S`` scaled by ``n / (n - 1)``.
-    Each step costs ``O(n d k)``: no ``d × d`` matrix is formed, only
-    ``k × k`` ones are inverted.
+    Each step costs ``O(n d k)``.
 
     Parameters
     ----------
@@ -214,25 +256,12 @@ def em_step(X_centered, W, noise_variance, denominator, squared_norm=None):
     log_likelihood : float
         The objective at the *input* ``(W, σ²)``, from eq. ``eq-ppca-loglik``.
     """
-    n_samples, n_features = X_centered.shape
-    k = W.shape[1]
+    n_features = X_centered.shape[1]
     if squared_norm is None:
         squared_norm = float(np.einsum("ij,ij->", X_centered, X_centered))
-    M = posterior_matrix(W, noise_variance)
-    M_inv = np.linalg.inv(M)
-    XW = X_centered @ W
-    Ez = XW @ M_inv
-    sum_Ezz = denominator * noise_variance * M_inv + Ez.T @ Ez
-    XtEz = X_centered.T @ Ez
+    XtEz, sum_Ezz, log_likelihood = e_step(X_centered, W, noise_variance, denominator, squared_norm)
     W_new = np.linalg.solve(sum_Ezz, XtEz.T).T
     noise_variance_new = (squared_norm - float(np.sum(XtEz * W_new))) / (denominator * n_features)
-
-    # Objective at (W, σ²): -n/2 [d log 2π + log det C + tr(C⁻¹ S)], with
-    # log det C = (d - k) log σ² + log det M and
-    # tr(C⁻¹ S) = (tr S - tr(M⁻¹ Wᵀ S W)) / σ²  (eq. eq-ppca-woodbury).
-    log_det_C = (n_features - k) * np.log(noise_variance) + np.linalg.slogdet(M)[1]
-    trace_C_inv_S = (squared_norm - float(np.sum(XW * Ez))) / (denominator * noise_variance)
-    log_likelihood = -0.5 * n_samples * (n_features * LOG_2PI + log_det_C + trace_C_inv_S)
     return W_new, noise_variance_new, log_likelihood
 
 

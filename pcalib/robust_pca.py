@@ -11,7 +11,10 @@ method of Lin, Chen and Ma: with the augmented Lagrangian
 ``‖L‖_* + λ‖S‖₁ + ⟨Y, M - L - S⟩ + (μ/2)‖M - L - S‖²_F``
 (eq. ``eq-rpca-lagrangian``), minimising over ``L`` is singular-value
 thresholding at ``1/μ`` and over ``S`` entrywise soft thresholding at
-``λ/μ`` (eqs. ``eq-rpca-L-step`` and ``eq-rpca-S-step``).
+``λ/μ`` (eqs. ``eq-rpca-L-step`` and ``eq-rpca-S-step``). With
+``noise_level=δ`` it solves stable principal component pursuit (Zhou et al.,
+eq. ``eq-rpca-spcp``), where ``‖M - L - S‖_F ≤ δ`` replaces the equality,
+with a joint step for ``S`` and the noise (:func:`sparse_and_noise_step`).
 
 :func:`l1_low_rank` fits ``X ≈ 1 mᵀ + Z Wᵀ`` under the entrywise L1 loss by
 iteratively reweighted least squares, for the chapter's comparison with the
@@ -20,6 +23,7 @@ squared loss of PCA.
 
 import numpy as np
 import scipy.linalg
+import scipy.optimize
 import scipy.sparse.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import validate_data
@@ -185,6 +189,54 @@ def warm_randomized_svd(M, k, start, *, random_state=None):
     return Q @ U_small[:, :k], s[:k], Vt[:k]
 
 
+def sparse_and_noise_step(T, tau, delta):
+    """``argmin τ‖S‖₁ + ½‖T - S - N‖²_F`` over ``S`` and ``‖N‖_F ≤ δ`` (eq. ``eq-rpca-SN-step``).
+
+    For a given ``S`` the best ``N`` is the projection of ``T - S`` onto the
+    ball ``‖N‖_F ≤ δ``, which leaves ``τ‖S‖₁ + ½ max(‖T - S‖_F - δ, 0)²``
+    to minimise. Its minimiser is a soft thresholding ``S = shrink_θ(T)``:
+    if ``‖T‖_F ≤ δ``, ``S = 0``; otherwise ``θ`` is the root of
+    ``θ (1 - δ / r(θ)) = τ``, with ``r(θ) = ‖T - shrink_θ(T)‖_F`` (the
+    stationarity condition of the soft thresholding with the weight
+    ``1 - δ/r`` of the quadratic), found by Brent's method; ``δ = 0`` gives
+    ``θ = τ``, the ``S``-step of principal component pursuit.
+
+    Parameters
+    ----------
+    T : ndarray of shape (n1, n2)
+    tau : float
+        Weight ``τ > 0`` of the L1 norm.
+    delta : float
+        Radius ``δ ≥ 0`` of the ball of ``N``.
+
+    Returns
+    -------
+    S : ndarray of shape (n1, n2)
+    N : ndarray of shape (n1, n2)
+        ``T - S`` projected onto the ball.
+    """
+    if delta == 0.0:
+        return soft_threshold(T, tau), np.zeros_like(T)
+    norm_T = np.linalg.norm(T)
+    if norm_T <= delta:
+        return np.zeros_like(T), T.copy()
+    squares = T * T
+
+    def clipped_norm_gap(theta):
+        # θ (r - δ) - τ r: negative while r(θ) ≤ δ, increasing through its root after
+        r = np.sqrt(np.minimum(squares, theta * theta).sum())
+        return theta * (r - delta) - tau * r
+
+    # r(low) ≤ √(n1 n2) low = δ; from max|T| on r = ‖T‖_F, and the gap is positive
+    # beyond τ‖T‖_F / (‖T‖_F - δ) (doubled: rounding cannot make it a root)
+    low = delta / np.sqrt(T.size)
+    high = 2.0 * max(np.abs(T).max(), tau * norm_T / (norm_T - delta))
+    theta = scipy.optimize.brentq(clipped_norm_gap, low, high, xtol=1e-300, rtol=1e-15)
+    S = soft_threshold(T, theta)
+    rest = T - S
+    return S, rest * min(1.0, delta / np.linalg.norm(rest))
+
+
 def spectral_norm(M, random_state=None):
     """``‖M‖₂``, the largest singular value, by Lanczos (ARPACK) from a seeded random start."""
     if min(M.shape) < 3:
@@ -219,21 +271,37 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     l1_penalty : float, default=None
         Weight ``λ`` of ``‖S‖₁`` (eq. ``eq-rpca-pcp``); None means
         ``1/√max(n₁, n₂)``.
+    noise_level : float, default=0.0
+        ``δ ≥ 0``, in the units of ``X``: stable principal component pursuit
+        (Zhou et al.) asks only ``‖M - L - S‖_F ≤ δ`` (eq. ``eq-rpca-spcp``),
+        leaving dense noise of that size out of both parts; 0 is principal
+        component pursuit. With ``δ > 0`` the fit also stops only once the
+        dual residual is below ``tol`` times ``‖dual_‖_F``: a growing ``μ``
+        (``rho > 1``) then stalls short of the solution, and ``rho=1`` (a
+        fixed ``μ``) is the setting that converges (chapter 7).
     mu : float, default=None
         Starting penalty ``μ₀``, in units of ``1 / X``; None means
-        ``1.25 / ‖M‖₂`` (Lin, Chen and Ma). With the defaults the fit follows
+        ``1.25 / ‖M‖₂`` (Lin, Chen and Ma) for a growing ``μ`` (``rho > 1``)
+        and ``n₁n₂ / (4‖M‖₁)`` (Candès et al.) for a fixed one
+        (``rho=1``). With the defaults the fit follows
         the units of ``X``: ``c X`` gives ``low_rank_`` and ``sparse_`` times
         ``c``, ``mu_`` divided by ``c`` and the same iterations.
     rho : float, default=1.5
-        ``μ`` is multiplied by ``ρ > 1`` after every iteration, up to
+        ``μ`` is multiplied by ``ρ ≥ 1`` after every iteration, up to
         ``1e7 μ₀``. The cap keeps ``Σ_k 1/μ_k`` infinite, which with a
         non-decreasing ``μ_k`` is Lin, Chen and Ma's condition for the
-        iterates to converge to a solution.
+        iterates to converge to a solution. ``rho=1`` keeps ``μ`` fixed at
+        ``μ₀``: the alternating direction method of multipliers with a
+        constant penalty, which converges too, in more iterations on
+        principal component pursuit, and is the setting that reaches the
+        solution with ``noise_level``.
     tol : float, default=1e-7
-        Stop when ``‖M - L - S‖_F / ‖M‖_F < tol``; ``tol=0`` runs exactly
-        ``max_iter`` iterations. This tests primal feasibility only;
-        ``dual_`` gives the certificate of optimality (chapter 7 computes the
-        dual residual and the duality gap from it).
+        Stop when ``‖M - L - S - N‖_F / ‖M‖_F < tol`` (``N = 0`` without
+        ``noise_level``; with it, once also ``dual_residual_ ≤ tol ‖dual_‖_F``);
+        ``tol=0`` runs exactly ``max_iter`` iterations. Without
+        ``noise_level`` this tests primal feasibility only;
+        ``dual_residual_`` and ``dual_`` give the certificate of optimality
+        (chapter 7 computes the duality gap from them).
     max_iter : int, default=500
         Maximum number of iterations.
     svd_solver : {"auto", "full", "randomized"}, default="auto"
@@ -278,16 +346,25 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     dual_ : ndarray of shape (n1, n2)
         The final multiplier ``Y``: at a solution it certifies optimality,
         ``Y = λ sign(S)`` on the support of ``S`` and ``|Y| ≤ λ`` elsewhere.
+    dual_residual_ : float
+        ``‖μ (S_k - S_{k-1})‖_F`` of the last iteration ``k``, with the ``μ``
+        it used: ``dual_ + μ (S_k - S_{k-1})`` lies in the subdifferential
+        ``∂‖L‖_*`` (the ``L``-step's optimality condition), so ``dual_`` is
+        within this distance of it (the dual residual of the alternating
+        direction method; the primal one is ``residual_history_[-1]``).
+        Without units: ``dual_`` has none.
     n_iter_ : int
         Iterations run.
     n_svd_ : int
         SVDs computed by the thresholdings (more than ``n_iter_`` when a rank
         guess was too small).
     residual_history_ : ndarray of shape (n_iter_ + 1,)
-        ``‖M - L - S‖_F / ‖M‖_F`` at the start (1, for ``L = S = 0``) and
-        after each iteration.
+        ``‖M - L - S - N‖_F / ‖M‖_F`` at the start (1, for ``L = S = N = 0``)
+        and after each iteration, with ``N`` the noise part of
+        ``noise_level`` (0 without it).
     converged_ : bool
-        Whether the residual fell below ``tol`` within ``max_iter`` iterations.
+        Whether the residual fell below ``tol`` within ``max_iter`` iterations
+        (and, with ``noise_level > 0``, the dual residual too).
     n_samples_ : int
         Number of rows ``n1`` of the fitted matrix.
     n_features_in_ : int
@@ -311,6 +388,7 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self,
         *,
         l1_penalty=None,
+        noise_level=0.0,
         mu=None,
         rho=1.5,
         tol=1e-7,
@@ -319,6 +397,7 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         random_state=None,
     ):
         self.l1_penalty = l1_penalty
+        self.noise_level = noise_level
         self.mu = mu
         self.rho = rho
         self.tol = tol
@@ -329,11 +408,12 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     def _check_parameters(self):
         if self.l1_penalty is not None:
             check_positive_float(self.l1_penalty, name="l1_penalty")
+        check_non_negative_float(self.noise_level, name="noise_level")
         if self.mu is not None:
             check_positive_float(self.mu, name="mu")
         check_positive_float(self.rho, name="rho")
-        if self.rho <= 1.0:
-            raise ValueError(f"rho must be > 1 (mu grows geometrically); got {self.rho}.")
+        if self.rho < 1.0:
+            raise ValueError(f"rho must be >= 1 (mu must not decrease); got {self.rho}.")
         check_non_negative_float(self.tol, name="tol")
         check_positive_int(self.max_iter, name="max_iter")
         check_option(self.svd_solver, name="svd_solver", allowed=SVD_SOLVERS)
@@ -364,7 +444,8 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         scale = power_of_four_scale(M)
         mu_start = None if self.mu is None else self._scaled_mu(scale)
         M_scaled = M / scale
-        fitted = self._solve(M_scaled, np.linalg.norm(M_scaled), mu_start)
+        noise = float(self.noise_level) / scale
+        fitted = self._solve(M_scaled, np.linalg.norm(M_scaled), mu_start, noise)
         fitted["low_rank_"] *= scale
         fitted["sparse_"] *= scale
         fitted["mu_"] = self._unscaled_mu(fitted["mu_"], scale)
@@ -399,19 +480,27 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             )
         return float(mu)
 
-    def _solve(self, M, norm_fro, mu_start):
+    def _solve(self, M, norm_fro, mu_start, noise):
         """The inexact augmented Lagrangian iterations (``alg-rpca``).
 
-        ``mu_start`` is the given ``μ₀``, or None for ``1.25 / ‖M‖₂``.
+        ``mu_start`` is the given ``μ₀``, or None for ``1.25 / ‖M‖₂``;
+        ``noise`` is ``δ`` in the units of ``M`` (0: ``N`` stays 0 and the
+        iterations are those of principal component pursuit).
         """
         n_min = min(M.shape)
         lam = default_lambda(M.shape) if self.l1_penalty is None else float(self.l1_penalty)
         rng = as_generator(self.random_state)
         norm_two = spectral_norm(M, random_state=rng)
-        mu = 1.25 / norm_two if mu_start is None else mu_start
+        if mu_start is not None:
+            mu = mu_start
+        elif self.rho > 1.0:
+            mu = 1.25 / norm_two
+        else:  # a fixed penalty: Candès et al.'s n₁n₂ / (4‖M‖₁)
+            mu = M.size / (4.0 * np.abs(M).sum())
         mu_max = mu * 1e7
         Y = M / max(norm_two, np.abs(M).max() / lam)  # dual start, J(M) scaling
         S = np.zeros_like(M)
+        N = np.zeros_like(M)  # the noise, ‖N‖_F ≤ δ
         # "randomized" (and "auto" on large matrices): truncated SVDs sized by the predicted rank
         truncate = self.svd_solver == "randomized" or (
             self.svd_solver == "auto" and n_min >= AUTO_RANDOMIZED_MIN_SIZE
@@ -425,14 +514,18 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             # once the rank has settled, the singular vectors move little: start from them
             start = Vt if rank and rank == previous_rank else None
             U, shrunk, Vt, step_svds = thresholded_svd(  # eq. (rpca-L-step)
-                shifted - S, 1.0 / mu, rank_guess=guess, start=start, random_state=rng
+                shifted - S - N, 1.0 / mu, rank_guess=guess, start=start, random_state=rng
             )
             previous_rank, rank = rank, shrunk.size
             L = (U * shrunk) @ Vt
             svds += step_svds
-            S = soft_threshold(shifted - L, lam / mu)  # eq. (rpca-S-step)
-            residual = M - L - S
+            S_and_N_previous = S + N
+            # eq. (rpca-S-step), with the noise eq. (rpca-SN-step)
+            S, N = sparse_and_noise_step(shifted - L, lam / mu, noise)
+            residual = M - L - S - N
             Y += mu * residual
+            # Y + μ(S + N - S_previous - N_previous) is in ∂‖L‖_*: the L-step's optimality
+            dual_residual = mu * np.linalg.norm(S + N - S_and_N_previous)
             mu = min(mu * self.rho, mu_max)
             history.append(np.linalg.norm(residual) / norm_fro)
             if truncate and guess is None:
@@ -441,14 +534,16 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
                 guess = min(rank + 1, max(10, round(0.05 * n_min)))
             elif truncate:
                 guess = predict_rank(rank, guess, n_min)
-            if history[-1] < self.tol:
+            dual_small = noise == 0.0 or dual_residual <= self.tol * np.linalg.norm(Y)
+            if history[-1] < self.tol and dual_small:
                 converged = True
                 break
         if not converged:
             convergence_warning(
                 "RobustPCA",
                 self.max_iter,
-                f"‖M - L - S‖_F / ‖M‖_F (now {history[-1]:.3g}) fell below tol={self.tol}",
+                f"‖M - L - S - N‖_F / ‖M‖_F (now {history[-1]:.3g}) fell below tol={self.tol}"
+                + ("" if noise == 0.0 else " and the dual residual below tol ‖Y‖_F"),
                 stacklevel=4,
             )
         svd_solver = "randomized" if "randomized" in svds else "full"
@@ -462,6 +557,7 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             mu_=mu,
             svd_solver_=svd_solver,
             dual_=Y,
+            dual_residual_=float(dual_residual),
             n_iter_=len(history) - 1,
             n_svd_=len(svds),
             residual_history_=np.array(history),

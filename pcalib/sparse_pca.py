@@ -26,7 +26,7 @@ import scipy.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import validate_data
 
-from ._linalg import flip_signs, top_eigh
+from ._linalg import binary_exponent, flip_signs, top_eigh
 from ._validation import (
     as_float_matrix,
     check_bool,
@@ -41,7 +41,7 @@ from .elastic_net import active_set_descent, check_symmetric_psd, path_to_n_nonz
 from .pca import center_and_scale
 
 # The entry points: the other public names are building blocks that trust their caller.
-__all__ = ["ElasticNetSPCA"]
+__all__ = ["ElasticNetSPCA", "truncated_power_method"]
 
 EPS = np.finfo(np.float64).eps
 
@@ -486,3 +486,176 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     def _n_features_out(self):
         """Number of output features, used by ``get_feature_names_out``."""
         return self.components_.shape[0]
+
+
+def truncate(x, n_nonzero):
+    """Keep the ``n_nonzero`` entries of ``x`` of largest absolute value, rescaled to unit norm.
+
+    Ties are broken towards the lower index (a stable sort), so the result is
+    reproducible.
+
+    Parameters
+    ----------
+    x : ndarray of shape (d,)
+        A vector with at least one non-zero entry.
+    n_nonzero : int
+        ``1 ≤ n_nonzero ≤ d``.
+
+    Returns
+    -------
+    ndarray of shape (d,)
+        The unit vector with the ``n_nonzero`` largest entries of ``x``.
+    """
+    keep = np.argsort(-np.abs(x), kind="stable")[:n_nonzero]
+    truncated = np.zeros_like(x)
+    truncated[keep] = x[keep]
+    return truncated / np.linalg.norm(truncated)
+
+
+def truncated_power_iteration(S, x, n_nonzero, max_iter, tol):
+    """Yuan and Zhang's truncated power iteration (eq. ``eq-spca-tpower``) from ``x``.
+
+    Each step multiplies by ``S`` and keeps the ``n_nonzero`` largest entries:
+    ``x ← truncate(S x / ‖S x‖)``. For a positive semi-definite ``S`` the
+    variance ``xᵀ S x`` never decreases.
+
+    Parameters
+    ----------
+    S : ndarray of shape (d, d)
+        Symmetric positive semi-definite.
+    x : ndarray of shape (d,)
+        Unit starting vector with ``n_nonzero`` non-zero entries.
+    n_nonzero : int
+    max_iter : int
+    tol : float
+        Stop when ``‖x_new - x‖ < tol``; ``tol=0`` runs ``max_iter`` iterations.
+
+    Returns
+    -------
+    x : ndarray of shape (d,)
+        Unit vector with ``n_nonzero`` non-zero entries.
+    n_iter : int
+    converged : bool
+    """
+    for n_iter in range(1, max_iter + 1):
+        Sx = S @ x
+        if not Sx.any():  # x carries no variance, and neither does any vector S maps to 0
+            return x, n_iter, True
+        x_new = truncate(Sx, n_nonzero)
+        change = np.linalg.norm(x_new - x)
+        x = x_new
+        if change < tol:
+            return x, n_iter, True
+    return x, max_iter, False
+
+
+def projection_deflation(S, v):
+    """``(I - v vᵀ) S (I - v vᵀ)`` for a unit vector ``v`` (eq. ``eq-spca-projection-deflation``).
+
+    Unlike Hotelling's ``S - (vᵀ S v) v vᵀ``, it stays positive semi-definite
+    for any unit ``v``, and ``v`` is in its null space.
+
+    Parameters
+    ----------
+    S : ndarray of shape (d, d)
+    v : ndarray of shape (d,)
+        Unit vector.
+
+    Returns
+    -------
+    ndarray of shape (d, d)
+    """
+    Sv = S @ v
+    vSv = v @ Sv
+    return S - np.outer(Sv, v) - np.outer(v, Sv) + vSv * np.outer(v, v)
+
+
+def truncated_power_method(S, n_nonzero, *, n_components=1, max_iter=200, tol=1e-10):
+    """Sparse principal directions by the truncated power method (Yuan and Zhang, 2013).
+
+    Approximately solves the L0 problem (eq. ``eq-spca-l0``),
+    ``max vᵀ S v`` over unit ``v`` with at most ``n_nonzero`` non-zero
+    entries, by the iteration ``v ← truncate(S v / ‖S v‖)``
+    (:func:`truncated_power_iteration`), started from the leading eigenvector
+    of ``S`` cut to its ``n_nonzero`` largest entries. Further components
+    repeat this on the projection-deflated matrix
+    ``(I - v vᵀ) S (I - v vᵀ)`` (:func:`projection_deflation`).
+
+    Parameters
+    ----------
+    S : array-like of shape (d, d)
+        Symmetric positive semi-definite matrix: a covariance or correlation
+        matrix.
+    n_nonzero : int or array-like of int of shape (n_components,)
+        Non-zero entries of each direction, ``1 ≤ n_nonzero ≤ d``; one number
+        for all components.
+    n_components : int, default=1
+        Number of directions, ``1 ≤ n_components ≤ d``; None gives ``d``.
+    max_iter : int, default=200
+        Largest number of iterations per component.
+    tol : float, default=1e-10
+        Stop a component when its unit vector moves by less than ``tol``
+        (Euclidean norm) in one iteration; ``tol=0`` runs exactly
+        ``max_iter`` iterations.
+
+    Returns
+    -------
+    components : ndarray of shape (n_components, d)
+        Unit sparse directions as rows, in pcalib's sign convention (the entry
+        of largest absolute value is positive).
+    n_iter : ndarray of int of shape (n_components,)
+        Iterations made for each component.
+
+    Warns
+    -----
+    ConvergenceWarning
+        When a component has not met ``tol`` after ``max_iter`` iterations.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pcalib.sparse_pca import truncated_power_method
+    >>> S = np.eye(4) + np.outer([1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0])
+    >>> components, _ = truncated_power_method(S, 2)
+    >>> np.round(components, 3) + 0.0
+    array([[0.707, 0.707, 0.   , 0.   ]])
+    """
+    S = as_float_matrix(S, name="S")
+    check_symmetric_psd(S, name="S", meaning="a covariance or correlation matrix")
+    d = S.shape[0]
+    k = check_n_components(n_components, d, upper_name="d = S.shape[0]")
+    counts = _counts_per_component(n_nonzero, k, d)
+    max_iter = check_positive_int(max_iter, name="max_iter")
+    tol = check_non_negative_float(tol, name="tol")
+    # The directions do not depend on the scale of S: work on S / 2**e, exactly.
+    S = np.ldexp(S, -binary_exponent(S))
+    components = np.zeros((k, d))
+    n_iter = np.zeros(k, dtype=int)
+    for j in range(k):
+        _, leading = top_eigh(S, 1)
+        x = truncate(leading[:, 0], counts[j])
+        components[j], n_iter[j], converged = truncated_power_iteration(
+            S, x, counts[j], max_iter, tol
+        )
+        if not converged:
+            convergence_warning(
+                "truncated_power_method",
+                max_iter,
+                f"component {j} moved by less than tol={tol} in one iteration",
+            )
+        S = projection_deflation(S, components[j])
+    return flip_signs(components)[0], n_iter
+
+
+def _counts_per_component(n_nonzero, k, d):
+    """``n_nonzero`` as ``k`` Python ints in ``[1, d]``, or an error naming it."""
+    values = np.atleast_1d(np.asarray(n_nonzero, dtype=object))
+    if values.ndim != 1 or values.shape[0] not in (1, k):
+        raise ValueError(
+            f"n_nonzero must be one int or {k} ints (one per component); got {n_nonzero!r}."
+        )
+    if any(isinstance(v, (bool, np.bool_)) or not isinstance(v, Integral) for v in values):
+        raise TypeError(f"n_nonzero must hold ints; got {n_nonzero!r}.")
+    if not all(1 <= v <= d for v in values):
+        raise ValueError(f"n_nonzero must be between 1 and d = {d}; got {n_nonzero!r}.")
+    return [int(v) for v in np.broadcast_to(values, (k,))]

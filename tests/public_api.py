@@ -25,7 +25,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 import pcalib
-from pcalib import NMF, PCA, PPCA, ElasticNetSPCA, KernelPCA, RobustPCA
+from pcalib import NMF, PCA, PPCA, ElasticNetSPCA, FactorAnalysis, KernelPCA, RobustPCA
 
 # Every configuration that runs different code (solvers, approximations,
 # missing data, losses). An estimator without an entry runs with its defaults.
@@ -53,6 +53,11 @@ CONFIGURATIONS = {
         {"kernel": "rbf", "approximation": "nystrom", "n_landmarks": 10, "random_state": 0},
         {"kernel": "rbf", "approximation": "rff", "random_state": 0},
     ],
+    FactorAnalysis: [
+        {},
+        {"n_components": 2, "rotation": "varimax"},
+        {"n_components": 2, "rotation": "quartimax"},
+    ],
     PPCA: [
         {},
         {"solver": "closed_form"},
@@ -71,6 +76,7 @@ CONFIGURATIONS = {
         {"extrapolate": False},
         {"solver": "mu"},
         {"solver": "pg"},
+        {"solver": "anls"},
         {"solver": "mu", "beta_loss": "kullback-leibler"},
         {"solver": "mu", "beta_loss": "itakura-saito"},
     ],
@@ -78,6 +84,8 @@ CONFIGURATIONS = {
         {"random_state": 0},
         {"svd_solver": "full"},
         {"svd_solver": "randomized", "random_state": 0},
+        # stable principal component pursuit, with its fixed penalty
+        {"noise_level": 0.01, "rho": 1.0, "random_state": 0},
     ],
 }
 
@@ -177,6 +185,8 @@ VALID_CALLS = {
         {"n_draws": 10, "random_state": 0},
     ),
     "ppca.ppca_evidence": lambda rng: ((rng.normal(size=(30, 5)),), {"criterion": "laplace"}),
+    "bayesian_pca.bayesian_pca": lambda rng: ((rng.normal(size=(30, 5)),), {}),
+    "nmf.successive_projection": lambda rng: ((rng.uniform(size=(20, 5)), 3), {}),
     "robust_pca.l1_low_rank": lambda rng: ((rng.normal(size=(20, 5)), 2), {}),
     "robust_pca.singular_value_threshold": lambda rng: ((rng.normal(size=(8, 5)), 1.0), {}),
     "out_of_core.pca_dask": lambda rng: ((rng.normal(size=(40, 5)), 2), {"random_state": 0}),
@@ -184,7 +194,16 @@ VALID_CALLS = {
         (np.linalg.svd(rng.normal(size=(30, 8)), compute_uv=False), (30, 8)),
         {"noise_variance": None},
     ),
+    "high_dim.range_error_bound": lambda rng: (
+        (rng.normal(size=(30, 8)), np.linalg.qr(rng.normal(size=(30, 3)))[0]),
+        {"n_probes": 5, "random_state": 0},
+    ),
+    "high_dim.adaptive_range_finder": lambda rng: (
+        (rng.normal(size=(30, 8)),),
+        {"tol": 0.1, "n_probes": 3, "max_rank": None, "random_state": 0},
+    ),
     "datasets.load_usarrests": lambda rng: ((), {}),
+    "datasets.load_pitprops": lambda rng: ((), {}),
     "datasets.load_faces": lambda rng: ((), {}),
     "datasets.make_spectrum": lambda rng: ((30, 4, [4.0, 2.0, 1.0, 0.5]), {"random_state": 0}),
     "datasets.make_low_rank": lambda rng: ((30, 6, 2), {"random_state": 0}),
@@ -204,6 +223,10 @@ VALID_CALLS = {
     "elastic_net.elastic_net_n_nonzero": lambda rng: (
         _gram_problem(rng),
         {"n_nonzero": 2, "l2_penalty": 0.1},
+    ),
+    "sparse_pca.truncated_power_method": lambda rng: (
+        (_gram_problem(rng)[0], 2),
+        {"n_components": 2},
     ),
     "matrix_factorization.ridge_factorization": lambda rng: (
         (rng.normal(size=(20, 5)), 2),
@@ -246,6 +269,7 @@ _COMMON_POWERS = {
     "low_rank_": 1,
     "sparse_": 1,
     "dual_": 0,
+    "dual_residual_": 0,
     "mu_": -1,
     "l1_penalty_": 0,
     "residual_history_": 0,
@@ -264,6 +288,13 @@ def scale_power(estimator, attribute):
     kernel = getattr(estimator, "kernel", None)
     if isinstance(estimator, PPCA) and attribute == "log_likelihood_history_":
         return "log n·d"
+    if isinstance(estimator, FactorAnalysis):
+        # components_ is Wᵀ, in the units of X; the log-likelihoods shift
+        return {
+            "components_": 1,
+            "loglike_": "log n·d",
+            "log_likelihood_history_": "log n·d",
+        }.get(attribute, _COMMON_POWERS.get(attribute))
     if standardized and attribute in (
         "explained_variance_",
         "singular_values_",
@@ -323,7 +354,7 @@ def transform_power(estimator):
         return 0
     if isinstance(estimator, KernelPCA):
         return 1 if estimator.kernel == "linear" else 0
-    if isinstance(estimator, PPCA):
+    if isinstance(estimator, (PPCA, FactorAnalysis)):
         return 0  # the posterior mean of a latent variable of unit variance
     if isinstance(estimator, NMF):
         return 0.5 if _nmf_penalised(estimator) else 1
@@ -335,6 +366,8 @@ def scaled_parameters(fitted, c):
     params = {}
     if isinstance(fitted, KernelPCA) and fitted.kernel != "linear":
         params["gamma"] = fitted.gamma_ / c**2
+    if isinstance(fitted, RobustPCA) and fitted.noise_level:
+        params["noise_level"] = fitted.noise_level * c  # a Frobenius norm, in units of X
     if isinstance(fitted, ElasticNetSPCA) and not fitted.standardize:
         # both penalties are added to the covariance matrix, in units of X²
         params["l2_penalty"] = fitted.l2_penalty * c**2

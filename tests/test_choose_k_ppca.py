@@ -162,3 +162,11 @@ def test_bad_data_is_refused(X, error, message):
 def test_bad_criterion_is_refused(criterion):
     with pytest.raises(ValueError, match="criterion"):
         pcalib.ppca_evidence(planted(2, 0), criterion=criterion)
+
+
+@pytest.mark.parametrize("rank", range(1, 6))
+@pytest.mark.parametrize("seed", range(3))
+def test_ard_keeps_the_planted_rank_like_sklearn_mle(rank, seed):
+    X = planted(rank, seed)
+    assert SklearnPCA(n_components="mle").fit(X).n_components_ == rank
+    assert pcalib.bayesian_pca(X).W.shape[1] == rank

@@ -5,6 +5,7 @@ import pytest
 
 from pcalib.datasets import (
     load_faces,
+    load_pitprops,
     load_usarrests,
     make_low_rank,
     make_spectrum,
@@ -62,6 +63,54 @@ def test_usarrests_returns_a_fresh_array():
     a = load_usarrests()
     a.data[0, 0] = -1.0
     assert load_usarrests().data[0, 0] == 13.2
+
+
+# ---------------------------------------------------------------------------
+# Pitprops
+# ---------------------------------------------------------------------------
+
+PITPROPS_NAMES = [
+    "topdiam", "length", "moist", "testsg", "ovensg", "ringtop", "ringbut",
+    "bowmax", "bowdist", "whorls", "clear", "knots", "diaknot",
+]  # fmt: skip
+
+
+def test_pitprops_is_a_correlation_matrix():
+    pitprops = load_pitprops()
+    R = pitprops.data
+    assert R.shape == (13, 13) and R.dtype == np.float64
+    assert pitprops.feature_names == PITPROPS_NAMES
+    assert pitprops.n_samples == 180
+    np.testing.assert_array_equal(R, R.T)
+    np.testing.assert_array_equal(np.diag(R), np.ones(13))
+    assert np.abs(R).max() <= 1.0
+    np.testing.assert_array_equal(np.round(R, 3), R)  # published to three decimals
+    assert np.linalg.eigvalsh(R)[0] > 0.03  # positive definite, as a correlation of 180 props
+
+
+@pytest.mark.parametrize(
+    "a, b, value",
+    [
+        # entries of elasticnet's data/pitprops (Jeffers 1967), by variable name
+        ("topdiam", "length", 0.954),
+        ("moist", "testsg", 0.882),
+        ("ringtop", "ringbut", 0.813),
+        ("whorls", "knots", -0.368),
+        ("ringbut", "diaknot", -0.424),
+        ("clear", "diaknot", 0.007),
+    ],
+)
+def test_pitprops_entries(a, b, value):
+    pitprops = load_pitprops()
+    i, j = pitprops.feature_names.index(a), pitprops.feature_names.index(b)
+    assert pitprops.data[i, j] == value == pitprops.data[j, i]
+
+
+def test_pitprops_description_names_its_source():
+    description = load_pitprops().DESCR
+    assert "Jeffers" in description and "1967" in description
+    assert "elasticnet" in description
+    assert all(name in description for name in PITPROPS_NAMES)
 
 
 # ---------------------------------------------------------------------------

@@ -25,10 +25,12 @@ from sklearn.exceptions import ConvergenceWarning
 from pcalib import PCA
 from pcalib.datasets import make_low_rank, make_spectrum
 from pcalib.high_dim import (
+    adaptive_range_finder,
     centered_operator,
     principal_axes_gram,
     principal_axes_randomized,
     principal_axes_sparse,
+    range_error_bound,
     sparse_column_moments,
     subspace_iteration,
 )
@@ -1030,3 +1032,151 @@ def test_arpack_needs_k_below_min_n_d():
     s = principal_axes_sparse(X, mean, None, 19, "arpack", random_state=0)[1]
     _, s_ref = dense_reference(X)
     np.testing.assert_allclose(s[:5], s_ref[:5], rtol=1e-10)
+
+
+# ----------------------------------------------------------------------------
+# The a-posteriori error bound of a range (HMT 2011, section 4.3) and the
+# adaptive range finder. The reference error is the spectral norm of the
+# residual, computed by NumPy's SVD.
+
+
+def spectral_residual(X, Q):
+    """‖X - Q Qᵀ X‖₂ from NumPy's SVD of the residual."""
+    return np.linalg.svd(X - Q @ (Q.T @ X), compute_uv=False)[0]
+
+
+def one_dominant_residual(seed=0):
+    """Data and a range whose residual has one dominant singular value (the hard case)."""
+    rng = np.random.default_rng(seed)
+    U, _ = np.linalg.qr(rng.normal(size=(60, 12)))
+    V, _ = np.linalg.qr(rng.normal(size=(40, 12)))
+    s = np.r_[10.0, 8.0, 6.0, 1.0, 0.05 * np.ones(8)]
+    return (U * s) @ V.T, U[:, :3]
+
+
+def test_range_error_bound_is_the_probe_formula():
+    X, Q = one_dominant_residual()
+    Omega = np.random.default_rng(7).standard_normal((X.shape[1], 4))
+    residual = X @ Omega - Q @ (Q.T @ (X @ Omega))
+    expected = 10 * np.sqrt(2 / np.pi) * np.linalg.norm(residual, axis=0).max()
+    bound = range_error_bound(X, Q, n_probes=4, random_state=7)
+    np.testing.assert_allclose(bound, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("n_probes", [1, 2])
+def test_range_error_bound_fails_at_most_as_often_as_stated(n_probes):
+    # Lemma 4.1: the bound fails with probability at most 10^(-r). With a residual
+    # dominated by one singular value, r = 1 fails in about 8 % of the draws
+    X, Q = one_dominant_residual()
+    exact = spectral_residual(X, Q)
+    n_draws = 2000
+    failures = sum(
+        range_error_bound(X, Q, n_probes=n_probes, random_state=seed) < exact
+        for seed in range(n_draws)
+    )
+    # the stated rate plus four binomial standard deviations
+    rate = 10.0**-n_probes
+    assert failures <= n_draws * rate + 4 * np.sqrt(n_draws * rate * (1 - rate))
+    # and the bound is not vacuous: one probe fails sometimes on this residual
+    if n_probes == 1:
+        assert failures > 0
+
+
+def test_range_error_bound_holds_with_ten_probes_and_is_within_a_factor():
+    X, Q = one_dominant_residual(3)
+    exact = spectral_residual(X, Q)
+    frobenius = np.linalg.norm(X - Q @ (Q.T @ X))
+    for seed in range(50):
+        bound = range_error_bound(X, Q, random_state=seed)
+        # ‖Bω‖ ≤ ‖B‖_F ‖ω‖ and ‖ω‖² < 3 d with overwhelming probability
+        assert exact <= bound <= 10 * np.sqrt(2 / np.pi) * frobenius * np.sqrt(3 * X.shape[1])
+
+
+def test_range_error_bound_of_an_exact_range_is_rounding():
+    X, _ = one_dominant_residual()
+    U, _, _ = np.linalg.svd(X, full_matrices=False)
+    assert range_error_bound(X, U[:, :12], random_state=0) < 1e-12 * np.linalg.norm(X)
+    # an empty range: the bound is one of the data itself
+    assert range_error_bound(X, np.empty((60, 0)), random_state=0) >= spectral_residual(
+        X, np.empty((60, 0))
+    )
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("tol", [1e-1, 1e-3])
+def test_adaptive_range_finder_reaches_the_tolerance(seed, tol):
+    X, _ = make_spectrum(120, 80, 0.7 ** np.arange(80), random_state=seed)
+    result = adaptive_range_finder(X, tol=tol, n_probes=5, random_state=seed)
+    Q, history = result.Q, result.error_bound_history
+    target = tol * np.linalg.norm(X)
+    assert result.converged
+    np.testing.assert_allclose(Q.T @ Q, np.eye(Q.shape[1]), atol=1e-12)
+    assert spectral_residual(X, Q) <= target
+    # it stops at the first bound below the target: one block per earlier bound
+    assert history[-1] <= target and np.all(history[:-1] > target)
+    assert Q.shape[1] == 5 * (len(history) - 1)
+    # no more columns than the optimal rank for a 1000 times smaller tolerance, plus a
+    # block: the bound exceeds the error by a factor of at most about 8 ‖B‖_F / ‖B‖_2
+    # times the largest norm of the probes, here well below 1000
+    s = np.linalg.svd(X, compute_uv=False)
+    k_small = np.flatnonzero(s <= tol / 1000 * np.linalg.norm(X))[0]
+    assert Q.shape[1] <= k_small + 5
+
+
+def test_adaptive_range_finder_of_low_rank_data_finds_its_range():
+    X, _ = make_low_rank(50, 30, 4, noise=0.0, random_state=0)
+    result = adaptive_range_finder(X, tol=1e-10, n_probes=6, random_state=0)
+    assert result.converged and result.Q.shape[1] == 6
+    assert spectral_residual(X, result.Q) < 1e-12 * np.linalg.norm(X)
+
+
+def test_adaptive_range_finder_warns_when_max_rank_is_reached():
+    X, _ = make_spectrum(60, 40, 0.9 ** np.arange(40), random_state=0)
+    with pytest.warns(ConvergenceWarning, match="adaptive_range_finder"):
+        result = adaptive_range_finder(X, tol=1e-6, n_probes=4, max_rank=10, random_state=0)
+    assert not result.converged and result.Q.shape[1] == 10
+    assert result.error_bound_history[-1] > 1e-6 * np.linalg.norm(X)
+
+
+def test_adaptive_range_finder_scales_with_the_data_and_is_seeded():
+    X, _ = make_spectrum(60, 40, 0.8 ** np.arange(40), random_state=1)
+    base = adaptive_range_finder(X, tol=1e-2, n_probes=4, random_state=2)
+    again = adaptive_range_finder(X, tol=1e-2, n_probes=4, random_state=2)
+    np.testing.assert_array_equal(base.Q, again.Q)
+    for c in [1e-8, 255.0, 1e8]:
+        scaled = adaptive_range_finder(c * X, tol=1e-2, n_probes=4, random_state=2)
+        assert scaled.Q.shape == base.Q.shape
+        # the last bound is at rounding level (Q spans the whole range): absolute there
+        np.testing.assert_allclose(
+            scaled.error_bound_history,
+            c * base.error_bound_history,
+            rtol=1e-8,
+            atol=1e-12 * c * base.error_bound_history[0],
+        )
+
+
+def test_zero_data_needs_no_column():
+    result = adaptive_range_finder(np.zeros((10, 6)), random_state=0)
+    assert result.converged and result.Q.shape == (10, 0)
+    assert range_error_bound(np.zeros((10, 6)), np.empty((10, 0)), random_state=0) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda X, Q: range_error_bound(X, Q[:-1]), ValueError, "Q must have shape"),
+        (lambda X, Q: range_error_bound(X, 2 * Q), ValueError, "orthonormal"),
+        (lambda X, Q: range_error_bound(X, Q, n_probes=0), ValueError, "n_probes"),
+        (lambda X, Q: range_error_bound(X, Q, n_probes=2.0), TypeError, "n_probes"),
+        (lambda X, Q: range_error_bound(X[:, :, None], Q), ValueError, "X must be a 2-D"),
+        (lambda X, Q: adaptive_range_finder(X, tol=0.0), ValueError, "tol"),
+        (lambda X, Q: adaptive_range_finder(X, tol=-1e-3), ValueError, "tol"),
+        (lambda X, Q: adaptive_range_finder(X, max_rank=0), ValueError, "max_rank"),
+        (lambda X, Q: adaptive_range_finder(X, random_state="a"), TypeError, "random_state"),
+        (lambda X, Q: adaptive_range_finder(np.full((5, 4), np.nan)), ValueError, "X"),
+    ],
+)
+def test_range_bound_bad_input_is_named(call, error, match):
+    X, Q = one_dominant_residual()
+    with pytest.raises(error, match=match):
+        call(X, Q)

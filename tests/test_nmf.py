@@ -55,6 +55,7 @@ SOLVER_CONFIGURATIONS = [
     ("cd", "frobenius", False),
     ("mu", "frobenius", False),
     ("pg", "frobenius", False),
+    ("anls", "frobenius", False),
     ("mu", "kullback-leibler", False),
 ]
 
@@ -1067,3 +1068,184 @@ def test_float32_in_float32_out_with_float32_accuracy(solver, beta_loss):
     assert model32.reconstruction_err_ == pytest.approx(
         fit_quietly(NMF(4, **params), X)[0].reconstruction_err_, rel=1e-5
     )
+
+
+# ----------------------------------------------------------------------------
+# ANLS with block principal pivoting, the KKT residual, SPA
+
+
+def nnls_by_scipy(Q, q):
+    """``min_{x ≥ 0} ½ xᵀQx - qᵀx`` column by column, by SciPy's Lawson–Hanson NNLS.
+
+    With ``Q = L Lᵀ`` the objective is ``½‖Lᵀx - L⁻¹q‖²`` up to a constant.
+    """
+    L = np.linalg.cholesky(Q)
+    targets = np.linalg.solve(L, q)
+    return np.column_stack([scipy.optimize.nnls(L.T, targets[:, c])[0] for c in range(q.shape[1])])
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("warm", [False, True])
+def test_block_principal_pivoting_equals_scipy_nnls(seed, warm):
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(1, 13))
+    A = rng.standard_normal((40, k)) + rng.uniform(0, 1)  # correlated columns
+    B = rng.standard_normal((40, 60))
+    Q, q = A.T @ A, A.T @ B
+    guess = rng.random((k, 60)) < 0.5 if warm else None
+    x = pcalib.nmf.block_principal_pivoting(Q, q, guess=guess)
+    np.testing.assert_allclose(x, nnls_by_scipy(Q, q), atol=1e-9 * np.abs(x).max())
+
+
+@pytest.mark.parametrize("l1, l2", [(0.0, 0.0), (0.3, 0.0), (0.1, 0.5)])
+def test_each_anls_half_step_equals_scipy_nnls_column_by_column(l1, l2):
+    rng = np.random.default_rng(4)
+    X, W, H = rng.random((30, 20)), rng.random((30, 5)), rng.random((5, 20))
+    H_new = pcalib.nmf.anls_update(H, W.T @ X, W.T @ W, l1, l2)
+    expected = nnls_by_scipy(W.T @ W + l2 * np.eye(5), W.T @ X - l1)
+    np.testing.assert_allclose(H_new, expected, atol=1e-10)
+    # the W half-step is the H half-step of Xᵀ ≈ Hᵀ Wᵀ
+    W_new = pcalib.nmf.anls_update(W.T, H @ X.T, H @ H.T, l1, l2).T
+    expected_W = nnls_by_scipy(H @ H.T + l2 * np.eye(5), H @ X.T - l1).T
+    np.testing.assert_allclose(W_new, expected_W, atol=1e-10)
+
+
+def test_anls_leaves_a_component_with_a_zero_column_of_W_as_it_is():
+    rng = np.random.default_rng(5)
+    X, W, H = rng.random((30, 20)), rng.random((30, 4)), rng.random((4, 20))
+    W[:, 2] = 0.0
+    H_new = pcalib.nmf.anls_update(H, W.T @ X, W.T @ W, 0.0, 0.0)
+    np.testing.assert_array_equal(H_new[2], H[2])
+    keep = [0, 1, 3]
+    W_kept = W[:, keep]
+    np.testing.assert_allclose(
+        H_new[keep], nnls_by_scipy(W_kept.T @ W_kept, W_kept.T @ X), atol=1e-10
+    )
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_anls_objective_never_increases_and_reaches_a_stationary_point(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.random((40, 25))
+    W0, H0 = pcalib.nmf.random_start(X, 4, seed)
+    W, H, history, _ = pcalib.nmf.frobenius_iterations(
+        X, W0, H0, solver="anls", penalties=pcalib.nmf.NO_PENALTIES, max_iter=300, tol=0.0
+    )
+    assert np.all(np.diff(history) <= 1e-12 * history[0])
+    np.testing.assert_allclose(history[-1], loss_here(X, W, H, "frobenius"), rtol=1e-10)
+    # every half-step is exact, so the last H is the NNLS solution for the last W
+    np.testing.assert_allclose(H, nnls_by_scipy(W.T @ W, W.T @ X), atol=1e-9)
+    # convergence is linear, and slow on random data: 300 iterations gain four digits
+    assert pcalib.nmf.kkt_residual(X, W, H) < 1e-4 * pcalib.nmf.kkt_residual(X, W0, H0)
+
+
+def test_anls_fit_of_an_exactly_factorisable_matrix_is_exact():
+    rng = np.random.default_rng(8)
+    X = rng.random((40, 3)) @ rng.random((3, 30))
+    anls = NMF(3, solver="anls", max_iter=1000, tol=1e-14)
+    with convergence_warnings_allowed():
+        anls.fit(X)
+    # an exact factorisation exists, and ANLS finds one (the true factors are not unique)
+    assert anls.reconstruction_err_ < 1e-6 * np.linalg.norm(X)
+
+
+def finite_difference_gradient(f, A, step=1e-6):
+    gradient = np.zeros_like(A)
+    for index in np.ndindex(A.shape):
+        E = np.zeros_like(A)
+        E[index] = step
+        gradient[index] = (f(A + E) - f(A - E)) / (2 * step)
+    return gradient
+
+
+def test_kkt_residual_is_min_of_factor_and_finite_difference_gradient():
+    rng = np.random.default_rng(2)
+    X, W, H = rng.random((8, 6)), rng.random((8, 3)), rng.random((3, 6))
+    H[:, :2] = 0.0
+    W[0] = 0.0
+
+    def loss(W_, H_):
+        return 0.5 * np.sum((X - W_ @ H_) ** 2)
+
+    g_W = finite_difference_gradient(lambda A: loss(A, H), W)
+    g_H = finite_difference_gradient(lambda A: loss(W, A), H)
+    expected = np.sqrt(np.sum(np.minimum(W, g_W) ** 2) + np.sum(np.minimum(H, g_H) ** 2))
+    np.testing.assert_allclose(pcalib.nmf.kkt_residual(X, W, H), expected, rtol=1e-6)
+    # bounded by Lin's projected gradient, equal to it where a factor is 0 or below its gradient
+    for A, g in ((W, g_W), (H, g_H)):
+        lin = np.where(A > 0, g, np.minimum(g, 0.0))
+        assert np.all(np.abs(np.minimum(A, g)) <= np.abs(lin) + 1e-8)
+
+
+def test_kkt_residual_is_zero_at_an_exact_factorisation_and_positive_off_it():
+    rng = np.random.default_rng(3)
+    W, H = rng.random((10, 3)), rng.random((3, 7))
+    X = W @ H
+    assert pcalib.nmf.kkt_residual(X, W, H) < 1e-12
+    assert pcalib.nmf.kkt_residual(X, 1.01 * W, H) > 1e-3
+
+
+def test_multiplicative_updates_never_move_an_entry_at_zero():
+    rng = np.random.default_rng(5)
+    W_true, H_true = rng.random((30, 3)), rng.random((3, 20))
+    X = W_true @ H_true
+    W, H = pcalib.nmf.random_start(X, 3, 5)
+    entry = np.unravel_index(np.argmax(H_true), H_true.shape)
+    H[entry] = 0.0
+    for _ in range(10):
+        W, H, _, _ = pcalib.nmf.frobenius_iterations(
+            X, W, H, solver="mu", penalties=pcalib.nmf.NO_PENALTIES, max_iter=50, tol=0.0
+        )
+        assert H[entry] == 0.0
+    # not a stationary point: the objective wants the locked entry larger
+    assert (W.T @ (W @ H - X))[entry] < 0
+
+
+def planted_separable(seed, n=120, d=25, k=4):
+    """``X = W H`` with ``H`` among the rows of ``X``; returns ``X``, ``H`` and their rows."""
+    rng = np.random.default_rng(seed)
+    H = rng.random((k, d))
+    weights = rng.dirichlet(np.ones(k), n - k) * rng.uniform(0.1, 1.0, (n - k, 1))
+    order = rng.permutation(n)
+    W = np.vstack([np.eye(k), weights])[order]
+    return W @ H, H, np.flatnonzero(order < k), order
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("noise", [0.0, 1e-3, 1e-2])
+def test_successive_projection_recovers_the_planted_pure_rows(seed, noise):
+    X, H, pure, order = planted_separable(seed)
+    X_noisy = np.maximum(X + noise * np.random.default_rng(seed + 10).standard_normal(X.shape), 0)
+    rows = pcalib.nmf.successive_projection(X_noisy, 4)
+    assert sorted(rows) == sorted(pure)
+    # the rows found are the planted parts, to the noise: row i of X is part order[i]
+    np.testing.assert_allclose(X_noisy[rows], H[order[rows]], atol=5 * noise + 1e-15)
+
+
+def test_successive_projection_is_the_projection_algorithm_written_out():
+    X = np.random.default_rng(0).random((30, 8))
+    R, expected = X.copy(), []
+    for _ in range(5):  # the argmax of the norm of the projected rows, by brute force
+        j = int(np.argmax(np.linalg.norm(R, axis=1)))
+        expected.append(j)
+        u = R[j] / np.linalg.norm(R[j])
+        R = R - np.outer(R @ u, u)
+    np.testing.assert_array_equal(pcalib.nmf.successive_projection(X, 5), expected)
+    # the result does not depend on the units of X
+    np.testing.assert_array_equal(pcalib.nmf.successive_projection(1e-150 * X, 5), expected)
+
+
+@pytest.mark.parametrize(
+    "X, n_components, error, name",
+    [
+        (np.ones((5, 3)), 4, ValueError, "n_components"),
+        (np.ones((5, 3)), 0, ValueError, "n_components"),
+        (np.ones((5, 3)), 1.5, TypeError, "n_components"),
+        (np.zeros((5, 3)), 2, ValueError, "X"),
+        (np.array([[1.0, np.nan], [0.0, 1.0]]), 1, ValueError, "X"),
+        (np.ones(4), 1, ValueError, "X"),
+    ],
+)
+def test_successive_projection_refuses_bad_input_by_name(X, n_components, error, name):
+    with pytest.raises(error, match=name):
+        pcalib.nmf.successive_projection(X, n_components)

@@ -9,7 +9,10 @@ Lin, Chen and Ma's inexact augmented Lagrangian iterations written out here
 with NumPy's full SVD, the planted low-rank ``L`` and sparse ``S`` that
 generated the data, ``scipy.linalg.subspace_angles``, L1 regression as a
 linear programme solved by ``scipy.optimize.linprog`` (HiGHS),
-``np.linalg.lstsq`` with square-root weights, and scikit-learn's ``PCA``.
+``np.linalg.lstsq`` with square-root weights, scikit-learn's ``PCA``, SciPy's
+SLSQP on a smooth constrained form of the joint sparse-and-noise step, and an
+accelerated proximal-gradient (FISTA) solver of the penalised form of stable
+principal component pursuit written out here.
 None of them is produced by pcalib itself.
 """
 
@@ -33,6 +36,7 @@ from pcalib.robust_pca import (
     irls_weights,
     predict_rank,
     singular_value_threshold,
+    sparse_and_noise_step,
     thresholded_svd,
     weighted_row_fits,
 )
@@ -722,10 +726,14 @@ def test_noise_free_low_rank_input_has_no_sparse_part(shape):
         ({"mu": 0.0}, ValueError, "mu"),
         ({"mu": -1.0}, ValueError, "mu"),
         ({"mu": "1"}, TypeError, "mu"),
-        ({"rho": 1.0}, ValueError, "rho must be > 1"),
+        ({"rho": 0.99}, ValueError, "rho must be >= 1"),
         ({"rho": 0.5}, ValueError, "rho"),
         ({"rho": -2.0}, ValueError, "rho"),
         ({"rho": np.nan}, ValueError, "rho"),
+        ({"noise_level": -0.1}, ValueError, "noise_level"),
+        ({"noise_level": np.inf}, ValueError, "noise_level"),
+        ({"noise_level": None}, TypeError, "noise_level"),
+        ({"noise_level": "0"}, TypeError, "noise_level"),
         ({"tol": -1e-7}, ValueError, "tol"),
         ({"tol": np.inf}, ValueError, "tol"),
         ({"tol": "0"}, TypeError, "tol"),
@@ -811,7 +819,7 @@ def test_convergence_warning_when_max_iter_is_too_small():
     M, _, _, _ = planted_problem(60, 3, 0.05, seed=21)
     with pytest.warns(
         ConvergenceWarning,
-        match=r"RobustPCA stopped after max_iter=4 iterations before ‖M - L - S‖_F / ‖M‖_F "
+        match=r"RobustPCA stopped after max_iter=4 iterations before ‖M - L - S - N‖_F / ‖M‖_F "
         r"\(now \S+\) fell below tol=1e-07; increase max_iter or tol\.$",
     ) as record:
         model = RobustPCA(max_iter=4, svd_solver="full").fit(M)
@@ -1236,6 +1244,7 @@ def test_get_params_set_params_clone():
     model = RobustPCA(l1_penalty=0.1, tol=1e-8)
     expected = {
         "l1_penalty": 0.1,
+        "noise_level": 0.0,
         "mu": None,
         "rho": 1.5,
         "tol": 1e-8,
@@ -1383,7 +1392,7 @@ def fitted_rpca_state(model):
         lambda model, M: model.fit(np.where(M > 1, np.nan, M)),
         lambda model, M: model.fit(np.zeros_like(M)),
         lambda model, M: model.fit(M[:, :1]),
-        lambda model, M: model.set_params(rho=1.0).fit(M),
+        lambda model, M: model.set_params(rho=0.5).fit(M),
         # fails after the iterations, when μ is scaled back to the units of X
         lambda model, M: model.fit(M[:, :10] * 1e-310),
     ],
@@ -1552,3 +1561,214 @@ def test_l1_low_rank_at_extreme_magnitudes(magnitude):
     rtol = 1e-6 if magnitude > 1e-300 else 1e-3
     assert_scaled(result.Z, magnitude * reference.Z, rtol=rtol)
     assert_scaled(result.offset, magnitude * reference.offset, rtol=rtol)
+
+
+# ---------------------------------------------------------------------------
+# The dual residual, a fixed penalty, and stable principal component pursuit
+# ---------------------------------------------------------------------------
+
+
+def stopped_fit(M, n_iter, **params):
+    """A fit run for exactly ``n_iter`` iterations (its warning is expected)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return RobustPCA(tol=0, max_iter=n_iter, random_state=0, **params).fit(M)
+
+
+def tangent_projection(Y, U, V):
+    """``P_T(Y) = UUᵀY + YVVᵀ - UUᵀYVVᵀ``."""
+    return U @ (U.T @ Y) + (Y @ V) @ V.T - U @ (U.T @ Y @ V) @ V.T
+
+
+@pytest.mark.parametrize("svd_solver", ["full", "randomized"])
+@pytest.mark.parametrize("n_iter", [1, 5, 12])
+def test_dual_residual_is_mu_times_the_change_of_S(svd_solver, n_iter):
+    M, _, _, _ = planted_problem(60, 3, 0.05, seed=71)
+    before = stopped_fit(M, n_iter - 1, svd_solver=svd_solver) if n_iter > 1 else None
+    after = stopped_fit(M, n_iter, svd_solver=svd_solver)
+    # S₀ = 0 and μ₀ = 1.25/‖M‖₂ before the first iteration
+    S_before = np.zeros_like(M) if before is None else before.sparse_
+    mu_before = 1.25 / np.linalg.norm(M, 2) if before is None else before.mu_
+    expected = mu_before * np.linalg.norm(after.sparse_ - S_before)
+    np.testing.assert_allclose(after.dual_residual_, expected, rtol=1e-9)
+
+
+@pytest.mark.parametrize("n_iter", [3, 8, 15])
+def test_dual_plus_its_residual_is_a_subgradient_of_the_nuclear_norm(n_iter):
+    # eq. (rpca-dual-residual): Y_k + μ_k (S_k - S_{k-1}) ∈ ∂‖L_k‖_*, i.e. it is
+    # UVᵀ + W with W orthogonal to both singular spaces of L_k and ‖W‖₂ ≤ 1
+    M, _, _, _ = planted_problem(60, 3, 0.05, seed=72)
+    before = stopped_fit(M, n_iter - 1, svd_solver="full")
+    after = stopped_fit(M, n_iter, svd_solver="full")
+    Z = after.dual_ + before.mu_ * (after.sparse_ - before.sparse_)
+    U, _, Vt = np.linalg.svd(after.low_rank_)
+    U, V = U[:, : after.rank_], Vt[: after.rank_].T
+    np.testing.assert_allclose(tangent_projection(Z, U, V), U @ V.T, atol=1e-10)
+    assert np.linalg.norm(Z - tangent_projection(Z, U, V), 2) <= 1 + 1e-10
+    # so the distance of P_T(Y) from UVᵀ is at most the dual residual
+    gap = np.linalg.norm(tangent_projection(after.dual_, U, V) - U @ V.T)
+    assert gap <= after.dual_residual_ * (1 + 1e-9) + 1e-12
+
+
+def test_primal_stop_can_leave_a_large_dual_residual():
+    # M = e₁e₁ᵀ: the solution is L = 0, S = M (certificate Y = λ e₁e₁ᵀ, ‖Y‖₂ = λ ≤ 1);
+    # the first iteration already gives L + S = M exactly, at a wrong split
+    M = np.zeros((30, 30))
+    M[0, 0] = 1.0
+    stopped = RobustPCA(random_state=0).fit(M)
+    assert stopped.converged_ and stopped.n_iter_ == 1 and stopped.rank_ == 1
+    assert stopped.dual_residual_ > 0.5
+    run_on = stopped_fit(M, 10)
+    assert run_on.rank_ == 0 and run_on.dual_residual_ < 1e-12
+    np.testing.assert_allclose(run_on.sparse_, M, atol=1e-12)
+
+
+def test_fixed_mu_is_admm_with_candes_penalty_and_recovers_the_planted_problem():
+    M, L, _, support = planted_problem(100, 5, 0.05, seed=73)
+    growing = RobustPCA(random_state=0).fit(M)
+    fixed = RobustPCA(rho=1.0, random_state=0).fit(M)
+    mu_candes = M.shape[0] * M.shape[1] / (4 * np.abs(M).sum())
+    np.testing.assert_allclose(fixed.mu_, mu_candes, rtol=1e-12)
+    assert fixed.converged_ and fixed.rank_ == 5
+    assert np.linalg.norm(fixed.low_rank_ - L) < 1e-5 * np.linalg.norm(L)
+    assert np.array_equal(fixed.sparse_ != 0, support)
+    assert fixed.n_iter_ > growing.n_iter_
+    # a given μ with rho=1 stays where it is
+    given = RobustPCA(rho=1.0, mu=2 * mu_candes, random_state=0).fit(M)
+    np.testing.assert_allclose(given.mu_, 2 * mu_candes, rtol=1e-12)
+
+
+def sparse_and_noise_objective(S, T, tau, delta):
+    """``τ‖S‖₁ + ½ dist(T - S, ball of radius δ)²``: the step with ``N`` minimised out."""
+    return tau * np.abs(S).sum() + 0.5 * max(np.linalg.norm(T - S) - delta, 0.0) ** 2
+
+
+@pytest.mark.parametrize("delta_share", [0.1, 0.5, 0.9])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_sparse_and_noise_step_against_a_constrained_solver(delta_share, seed):
+    # independent: SLSQP on the smooth form S = P - Q, P, Q ≥ 0, ‖N‖² ≤ δ²
+    rng = np.random.default_rng(seed)
+    T = rng.standard_normal((3, 3)) * 2
+    tau, delta = 0.4, delta_share * np.linalg.norm(T)
+    S, N = sparse_and_noise_step(T, tau, delta)
+    assert np.linalg.norm(N) <= delta * (1 + 1e-12)
+
+    def objective(x):
+        P, Q, N_ = x[:9].reshape(3, 3), x[9:18].reshape(3, 3), x[18:].reshape(3, 3)
+        return tau * (P + Q).sum() + 0.5 * np.sum((T - P + Q - N_) ** 2)
+
+    best = None
+    for start in rng.uniform(0, 1, (4, 27)):
+        result = scipy.optimize.minimize(
+            objective,
+            start,
+            method="SLSQP",
+            bounds=[(0, None)] * 18 + [(None, None)] * 9,
+            constraints=[{"type": "ineq", "fun": lambda x: delta**2 - np.sum(x[18:] ** 2)}],
+            options=dict(ftol=1e-14, maxiter=1000),
+        )
+        if best is None or result.fun < best.fun:
+            best = result
+    value = tau * np.abs(S).sum() + 0.5 * np.sum((T - S - N) ** 2)
+    # not beaten, and reached (SLSQP's accuracy)
+    assert value <= best.fun + 1e-9
+    np.testing.assert_allclose(value, best.fun, rtol=1e-6)
+    S_slsqp = best.x[:9].reshape(3, 3) - best.x[9:18].reshape(3, 3)
+    np.testing.assert_allclose(S, S_slsqp, atol=1e-4)
+    # and S minimises the reduced objective against perturbations
+    for _ in range(200):
+        E = 1e-3 * rng.standard_normal((3, 3))
+        assert sparse_and_noise_objective(S + E, T, tau, delta) >= (
+            sparse_and_noise_objective(S, T, tau, delta) - 1e-13
+        )
+
+
+def test_sparse_and_noise_step_limits():
+    T = np.random.default_rng(3).standard_normal((4, 5))
+    S, N = sparse_and_noise_step(T, 0.3, 0.0)
+    np.testing.assert_array_equal(S, soft_threshold(T, 0.3))
+    assert not N.any()
+    # inside the ball everything is noise
+    S, N = sparse_and_noise_step(T, 0.3, 1.01 * np.linalg.norm(T))
+    assert not S.any()
+    np.testing.assert_array_equal(N, T)
+
+
+def test_noise_level_zero_is_principal_component_pursuit():
+    M, _, _, _ = planted_problem(60, 3, 0.05, seed=74)
+    default = RobustPCA(random_state=0).fit(M)
+    explicit = RobustPCA(noise_level=0.0, random_state=0).fit(M)
+    for name in ("low_rank_", "sparse_", "dual_", "residual_history_", "dual_residual_"):
+        np.testing.assert_array_equal(getattr(explicit, name), getattr(default, name))
+    reference_L, _, _, _ = reference_ialm(M, lam=default.l1_penalty_)
+    np.testing.assert_allclose(default.low_rank_, reference_L, atol=1e-6 * np.abs(M).max())
+
+
+def penalised_pcp_by_fista(M, nu, lam, n_iter):
+    """``min ‖L‖_* + λ‖S‖₁ + ‖M - L - S‖²_F / (2ν)`` by accelerated proximal gradient.
+
+    The smooth part has a gradient ``-(M - L - S)/ν`` in both blocks, Lipschitz
+    with constant ``2/ν``; the proximal steps are NumPy's SVD thresholding and
+    soft thresholding, with FISTA's momentum.
+    """
+    L = S = L_old = S_old = np.zeros_like(M)
+    t, step = 1.0, nu / 2
+    for _ in range(n_iter):
+        t_next = (1 + np.sqrt(1 + 4 * t * t)) / 2
+        a = (t - 1) / t_next
+        t = t_next
+        L_bar, S_bar = L + a * (L - L_old), S + a * (S - S_old)
+        gradient = -(M - L_bar - S_bar) / nu
+        L_old, S_old = L, S
+        L = reference_svt(L_bar - step * gradient, step)
+        S = reference_shrink(S_bar - step * gradient, step * lam)
+    return L, S
+
+
+def noisy_planted_problem(n, rank, fraction, noise_share, seed):
+    """``M = L + S + Z`` with ``‖Z‖_F = noise_share ‖L‖_F`` (Gaussian)."""
+    M, L, S, _ = planted_problem(n, rank, fraction, seed)
+    Z = np.random.default_rng(seed + 1).standard_normal(M.shape)
+    Z *= noise_share * np.linalg.norm(L) / np.linalg.norm(Z)
+    return M + Z, L, S, Z
+
+
+def test_stable_pcp_matches_proximal_gradient_on_the_penalised_form():
+    # the constrained problem with δ = ‖M - L_ν - S_ν‖_F has the solution (L_ν, S_ν)
+    # of the penalised one (the multiplier of the constraint is 1/ν)
+    M, _, _, _ = noisy_planted_problem(30, 2, 0.05, 0.05, seed=75)
+    lam = default_lambda(M.shape)
+    L_pg, S_pg = penalised_pcp_by_fista(M, 0.1, lam, 6000)
+    delta = np.linalg.norm(M - L_pg - S_pg)
+    fit = RobustPCA(noise_level=delta, rho=1.0, random_state=0).fit(M)
+    assert fit.converged_
+    assert np.linalg.norm(fit.low_rank_ - L_pg) < 1e-4 * np.linalg.norm(L_pg)
+    assert np.linalg.norm(fit.sparse_ - S_pg) < 1e-4 * np.linalg.norm(S_pg)
+    np.testing.assert_allclose(np.linalg.norm(M - fit.low_rank_ - fit.sparse_), delta, rtol=1e-4)
+
+
+@pytest.mark.parametrize("noise_share", [0.01, 0.1])
+def test_stable_pcp_error_is_of_the_order_of_the_noise(noise_share):
+    # Zhou et al.: ‖L̂ - L₀‖²_F + ‖Ŝ - S₀‖²_F ≤ C n² δ² for ‖Z‖_F ≤ δ; on this planted
+    # problem the error is well within C = 1, and it shrinks with δ
+    M, L, S, Z = noisy_planted_problem(80, 3, 0.05, noise_share, seed=76)
+    delta = np.linalg.norm(Z)
+    fit = RobustPCA(noise_level=delta, rho=1.0, tol=1e-5, random_state=0).fit(M)
+    assert fit.converged_
+    error = np.hypot(np.linalg.norm(fit.low_rank_ - L), np.linalg.norm(fit.sparse_ - S))
+    assert error <= M.shape[0] * delta
+    assert error <= 2 * delta  # of the order of δ, far inside the bound
+    # ‖M - L - S‖_F ≤ δ, up to the primal residual allowed by tol
+    assert np.linalg.norm(M - fit.low_rank_ - fit.sparse_) <= delta + 1e-5 * np.linalg.norm(M)
+    # without the noise term the noise goes into S, which is then dense
+    pcp = RobustPCA(random_state=0).fit(M)
+    assert np.mean(pcp.sparse_ != 0) > 0.5 > np.mean(fit.sparse_ != 0)
+
+
+def test_stable_pcp_follows_the_units_of_X():
+    M, _, _, Z = noisy_planted_problem(40, 2, 0.05, 0.05, seed=77)
+    delta = np.linalg.norm(Z)
+    base = RobustPCA(noise_level=delta, rho=1.0, random_state=0).fit(M)
+    scaled = RobustPCA(noise_level=1000 * delta, rho=1.0, random_state=0).fit(1000 * M)
+    assert scaled.n_iter_ == base.n_iter_
+    np.testing.assert_allclose(scaled.low_rank_, 1000 * base.low_rank_, rtol=0, atol=1e-9 * 1000)

@@ -13,6 +13,7 @@ from NumPy's eigenvalues, and the data-generating model. None of them is
 produced by pcalib itself.
 """
 
+import itertools
 import warnings
 
 import numpy as np
@@ -28,7 +29,14 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from pcalib import ElasticNetSPCA
-from pcalib.sparse_pca import zht_criterion
+from pcalib.datasets import load_pitprops
+from pcalib.sparse_pca import (
+    projection_deflation,
+    truncate,
+    truncated_power_iteration,
+    truncated_power_method,
+    zht_criterion,
+)
 
 # ---------------------------------------------------------------------------
 # Independent references and helpers
@@ -803,3 +811,196 @@ def test_data_of_large_scale_are_not_reported_as_a_large_gram_matrix():
 # ---------------------------------------------------------------------------
 # 9. scikit-learn's estimator checks
 # ---------------------------------------------------------------------------
+
+
+# ---------------------------------------------------------------------------
+# Pitprops: the published example of Zou, Hastie and Tibshirani (2006)
+# ---------------------------------------------------------------------------
+
+# ZHT (2006), pitprops with lambda_1 = (0.06, 0.16, 0.1, 0.5, 0.5, 0.5) on the correlation
+# matrix: the numbers of non-zero loadings and the adjusted variances (%) they publish.
+PITPROPS_L1 = [0.06, 0.16, 0.1, 0.5, 0.5, 0.5]
+PITPROPS_COUNTS = [7, 4, 4, 1, 1, 1]
+PITPROPS_ADJUSTED = [28.0, 14.0, 13.3, 7.4, 6.8, 6.2]
+
+
+def test_pitprops_with_zht_penalties_gives_the_published_table():
+    R = load_pitprops().data
+    spca = ElasticNetSPCA(n_components=6, l1_penalty=PITPROPS_L1).fit_gram(R)
+    assert spca.converged_
+    np.testing.assert_array_equal(spca.n_nonzero_, PITPROPS_COUNTS)
+    # 0.05: ZHT print the percentages to one decimal
+    np.testing.assert_allclose(
+        100 * spca.explained_variance_ratio_, PITPROPS_ADJUSTED, rtol=0, atol=0.05
+    )
+    # the adjusted variances themselves, by Cholesky of V^T R V
+    np.testing.assert_allclose(
+        spca.explained_variance_ratio_,
+        adjusted_variance_cholesky(R, spca.components_.T) / 13,
+        rtol=1e-10,
+    )
+    # a tighter tolerance moves the loadings, not the published percentages
+    tight = ElasticNetSPCA(n_components=6, l1_penalty=PITPROPS_L1, tol=1e-6).fit_gram(R)
+    np.testing.assert_allclose(
+        100 * tight.explained_variance_ratio_, PITPROPS_ADJUSTED, rtol=0, atol=0.05
+    )
+
+
+def test_pitprops_with_zht_counts_is_close_to_the_published_table():
+    R = load_pitprops().data
+    spca = ElasticNetSPCA(n_components=6, n_nonzero=PITPROPS_COUNTS).fit_gram(R)
+    np.testing.assert_array_equal(spca.n_nonzero_, PITPROPS_COUNTS)
+    # The count stops each path at the knot where one more variable would enter, a smaller
+    # lambda_1 than ZHT's: each percentage moves by less than 0.3 points, the total by
+    # less than the rounding of the published total (75.8 %).
+    np.testing.assert_allclose(
+        100 * spca.explained_variance_ratio_, PITPROPS_ADJUSTED, rtol=0, atol=0.3
+    )
+    assert abs(100 * spca.explained_variance_ratio_.sum() - 75.8) < 0.05
+    assert np.all(spca.l1_penalty_ < PITPROPS_L1)
+
+
+# ---------------------------------------------------------------------------
+# The truncated power method (Yuan and Zhang, 2013) and projection deflation
+# ---------------------------------------------------------------------------
+
+
+def best_sparse_variance(S, m):
+    """Exact L0 optimum: the largest top eigenvalue of an m × m principal submatrix."""
+    d = S.shape[0]
+    return max(
+        np.linalg.eigvalsh(S[np.ix_(support, support)])[-1]
+        for support in itertools.combinations(range(d), m)
+    )
+
+
+def spiked_covariance(n_samples, seed):
+    """Sample covariance of two planted sparse spikes in 40 dimensions, supports 0..4, 5..9."""
+    rng = np.random.default_rng(seed)
+    u1 = np.r_[np.ones(5), np.zeros(35)] / np.sqrt(5)
+    u2 = np.r_[np.zeros(5), [1.0, -1.0, 1.0, -1.0, 1.0], np.zeros(30)] / np.sqrt(5)
+    scores = rng.standard_normal((n_samples, 2)) * np.sqrt([6.0, 3.0])
+    X = scores @ np.vstack([u1, u2]) + rng.standard_normal((n_samples, 40))
+    return np.cov(X, rowvar=False)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_truncated_power_method_recovers_planted_supports(seed):
+    S = spiked_covariance(400, seed)
+    components, _ = truncated_power_method(S, 5, n_components=2)
+    assert set(np.flatnonzero(components[0])) == set(range(5))
+    assert set(np.flatnonzero(components[1])) == set(range(5, 10))
+    np.testing.assert_allclose(np.linalg.norm(components, axis=1), 1.0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("m", range(1, 14))
+def test_truncated_power_method_reaches_the_l0_optimum_on_wine(m):
+    R = np.corrcoef(load_wine().data, rowvar=False)
+    components, _ = truncated_power_method(R, m)
+    v = components[0]
+    assert np.count_nonzero(v) == m
+    np.testing.assert_allclose(v @ R @ v, best_sparse_variance(R, m), rtol=1e-9)
+
+
+def test_truncated_power_method_ends_on_the_top_eigenvector_of_its_support():
+    R = load_pitprops().data
+    for m in (3, 4, 7):
+        components, _ = truncated_power_method(R, m)
+        support = np.flatnonzero(components[0])
+        vectors = np.linalg.eigh(R[np.ix_(support, support)])[1]
+        top = vectors[:, -1] * np.sign(vectors[np.argmax(np.abs(vectors[:, -1])), -1])
+        np.testing.assert_allclose(components[0][support], top, atol=1e-8)
+
+
+def test_truncated_power_iteration_never_decreases_the_variance():
+    R = load_pitprops().data
+    start = np.zeros(13)
+    start[[4, 10, 11, 12]] = 0.5  # a poor start: ovensg, clear, knots, diaknot
+    x = start
+    variances = [x @ R @ x]
+    for _ in range(30):
+        x = truncate(R @ x, 4)  # the iteration written out, one step at a time
+        variances.append(x @ R @ x)
+    assert np.all(np.diff(variances) >= -1e-12)
+    assert variances[-1] > variances[0] + 0.5
+    from_function, _, _ = truncated_power_iteration(R, start, 4, 30, 0.0)
+    np.testing.assert_allclose(from_function, x, atol=1e-12)
+
+
+def test_truncate_keeps_the_largest_entries_and_normalises():
+    x = np.array([0.1, -3.0, 2.0, 0.0, -2.5])
+    np.testing.assert_allclose(truncate(x, 2), np.array([0, -3.0, 0, 0, -2.5]) / np.hypot(3, 2.5))
+    np.testing.assert_allclose(truncate(x, 5), x / np.linalg.norm(x))
+
+
+def test_projection_deflation_stays_psd_where_hotelling_does_not():
+    R = np.corrcoef(load_wine().data, rowvar=False)
+    components, _ = truncated_power_method(R, 4)
+    v = components[0]
+    hotelling = R - (v @ R @ v) * np.outer(v, v)
+    projected = projection_deflation(R, v)
+    P = np.eye(13) - np.outer(v, v)
+    np.testing.assert_allclose(projected, P @ R @ P, atol=1e-12)
+    assert np.linalg.eigvalsh(hotelling)[0] < -0.05
+    assert np.linalg.eigvalsh(projected)[0] > -1e-12
+    np.testing.assert_allclose(projected @ v, 0.0, atol=1e-12)
+
+
+def test_later_components_are_those_of_the_explicitly_deflated_matrix():
+    R = load_pitprops().data
+    components, n_iter = truncated_power_method(R, [7, 4, 4, 1, 1, 1], n_components=6)
+    np.testing.assert_array_equal(np.count_nonzero(components, axis=1), [7, 4, 4, 1, 1, 1])
+    assert n_iter.shape == (6,) and np.all(n_iter >= 1)
+    assert np.all(np.abs(components).max(axis=1) == components.max(axis=1))  # sign convention
+    deflated = R.copy()
+    for j, count in enumerate([7, 4, 4, 1, 1, 1]):
+        one, _ = truncated_power_method(deflated, count)
+        np.testing.assert_allclose(one[0], components[j], atol=1e-8)
+        P = np.eye(13) - np.outer(one[0], one[0])
+        deflated = P @ deflated @ P
+
+
+@pytest.mark.parametrize("c", [1e-150, 3.7, 1e150])
+def test_truncated_power_method_does_not_depend_on_the_scale(c):
+    R = load_pitprops().data
+    reference, n_iter = truncated_power_method(R, 4, n_components=2)
+    scaled, scaled_iter = truncated_power_method(c * R, 4, n_components=2)
+    np.testing.assert_allclose(scaled, reference, atol=1e-10)
+    np.testing.assert_array_equal(scaled_iter, n_iter)
+
+
+def test_truncated_power_method_warns_when_it_stops_at_max_iter():
+    S = spiked_covariance(100, 0)
+    with pytest.warns(ConvergenceWarning, match="truncated_power_method"):
+        truncated_power_method(S, 5, max_iter=1, tol=0.0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, name",
+    [
+        ({"S": np.ones((3, 4))}, ValueError, "S"),
+        ({"S": np.array([[1.0, 0.5], [0.0, 1.0]])}, ValueError, "S"),
+        ({"S": np.array([[1.0, 2.0], [2.0, 1.0]])}, ValueError, "S"),
+        ({"S": np.array([[1.0, np.nan], [np.nan, 1.0]])}, ValueError, "S"),
+        ({"n_nonzero": 0}, ValueError, "n_nonzero"),
+        ({"n_nonzero": 5}, ValueError, "n_nonzero"),
+        ({"n_nonzero": 1.5}, TypeError, "n_nonzero"),
+        ({"n_nonzero": True}, TypeError, "n_nonzero"),
+        ({"n_nonzero": [1, 2, 3]}, ValueError, "n_nonzero"),
+        ({"n_components": 5}, ValueError, "n_components"),
+        ({"max_iter": 0}, ValueError, "max_iter"),
+        ({"tol": -1.0}, ValueError, "tol"),
+    ],
+)
+def test_truncated_power_method_bad_input_raises_naming_it(kwargs, error, name):
+    arguments = {"S": np.eye(4) + 0.5, "n_nonzero": 2, "n_components": 2} | kwargs
+    with pytest.raises(error, match=name):
+        truncated_power_method(**arguments)
+
+
+@pytest.mark.parametrize("max_iter", [1, 3, 7])
+def test_truncated_power_method_with_tol_zero_runs_exactly_max_iter(max_iter):
+    S = spiked_covariance(100, 0)
+    with pytest.warns(ConvergenceWarning, match=f"stopped after max_iter={max_iter}"):
+        _, n_iter = truncated_power_method(S, 5, n_components=2, max_iter=max_iter, tol=0.0)
+    np.testing.assert_array_equal(n_iter, [max_iter, max_iter])

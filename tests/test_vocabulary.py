@@ -119,10 +119,12 @@ ITERATIVE = [
     (pcalib.PCA, {"n_components": 2, "svd_solver": "full"}),
     (pcalib.PPCA, {"n_components": 2, "solver": "em"}),
     (pcalib.PPCA, {"n_components": 2, "solver": "closed_form"}),
+    (pcalib.FactorAnalysis, {"n_components": 2}),
     (pcalib.ElasticNetSPCA, {"n_components": 2, "l1_penalty": 0.1}),
     (pcalib.NMF, {"n_components": 2, "solver": "cd"}),
     (pcalib.NMF, {"n_components": 2, "solver": "mu"}),
     (pcalib.NMF, {"n_components": 2, "solver": "pg"}),
+    (pcalib.NMF, {"n_components": 2, "solver": "anls"}),
     (pcalib.NMF, {"n_components": 2, "solver": "mu", "beta_loss": "kullback-leibler"}),
     (pcalib.RobustPCA, {}),
 ]
