@@ -5,6 +5,8 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.requirements-installed
 HTML   := _build/html
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+# bash, for `set -o pipefail` when the build's output is also written to a log.
+SHELL  := /bin/bash
 
 .PHONY: book test lint golden lab bench venv clean
 
@@ -22,9 +24,12 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 # Build the HTML from scratch (every chapter executed), warnings are errors.
+# The log, with each chapter's execution time, is kept in _build/book.log
+# (tests/test_build_log.py checks it is free of warnings).
 book: $(STAMP)
 	rm -rf $(HTML) _build/.doctrees _build/jupyter_execute
-	$(BIN)/jupyter-book build . --all -W -n --keep-going
+	mkdir -p _build
+	set -o pipefail; $(BIN)/jupyter-book build . --all -W -n --keep-going 2>&1 | tee _build/book.log
 	@echo "The book is at $(abspath $(HTML)/index.html)"
 
 # Every test: unit tests of pcalib, doctests, chapter/reference-notebook sync,
@@ -41,12 +46,15 @@ lint: $(STAMP)
 golden: $(STAMP)
 	$(BIN)/python tests/golden.py
 
-# Open the chapters in JupyterLab; jupytext opens each .md as a notebook.
+# Open the chapters in JupyterLab; jupytext opens each .md as a notebook and
+# jupyterlab-myst renders its MyST. The settings: chapters open as notebooks; no
+# news or update checks (a popup, and a network request). tests/test_jupyterlab.py
+# starts JupyterLab with this same LAB_SETTINGS line (keep it one line of JSON).
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
+LAB_SETTINGS := {"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}}, "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}
 lab: $(STAMP)
 	mkdir -p $(dir $(LAB_OVERRIDES))
-	@# Chapters open as notebooks; no news or update checks (a popup, and a network request).
-	echo '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}}, "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}' > $(LAB_OVERRIDES)
+	echo '$(LAB_SETTINGS)' > $(LAB_OVERRIDES)
 	$(BIN)/jupyter lab --notebook-dir=book $(ROOT_FLAG)
 
 # Timings of pcalib against scikit-learn and LAPACK (prints a table, asserts nothing).

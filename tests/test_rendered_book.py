@@ -84,11 +84,17 @@ def browser():
         browser.close()
 
 
-def _load(browser, url):
+DESKTOP = {"width": 1366, "height": 900}
+PHONE = {"width": 390, "height": 844}
+CHAPTERS = [p for p in PAGES if p.startswith("book/") and p not in ("book/intro.html",)]
+CHAPTERS = [p for p in CHAPTERS if p != "book/bibliography.html"]
+
+
+def _load(browser, url, viewport=DESKTOP, scale=1):
     """Load ``url`` and return (page, problems) once MathJax and images are done."""
     problems = []
     host = urlparse(url).netloc
-    page = browser.new_page()
+    page = browser.new_page(viewport=viewport, device_scale_factor=scale)
 
     def on_request(request):
         if urlparse(request.url).netloc not in (host, "") and not request.url.startswith("data:"):
@@ -235,3 +241,219 @@ def test_mathjax_is_served_locally(browser, server):
     assert sources and all(s.startswith(server) for s in sources), sources
     assert version and version.startswith("3."), version
     assert typeset > 0
+
+
+# Display equations: at 1366 px each fits its column; on a phone one that does
+# not fit scrolls on its own (the page itself never scrolls sideways) and shows
+# that it does (a shadow at the edge with more to see).
+WIDE_EQUATIONS = """() => [...document.querySelectorAll("div.math")].map(d => {
+    const m = d.querySelector("mjx-container");
+    const style = m ? getComputedStyle(m) : null;
+    return {
+        label: (d.querySelector(".eqno") || {innerText: d.id || "unnumbered"}).innerText.trim(),
+        overflows: m ? m.scrollWidth > m.clientWidth + 1 : false,
+        scrolls: style ? ["auto", "scroll"].includes(style.overflowX) : false,
+        shadow: style ? style.backgroundImage.includes("gradient") : false,
+    };
+}).filter(e => e.overflows)"""
+
+
+@pytest.mark.parametrize("page_path", CHAPTERS)
+def test_display_equations_fit_or_scroll(browser, server, page_path):
+    page, _ = _load(browser, server + page_path)
+    try:
+        desktop = page.evaluate(WIDE_EQUATIONS)
+    finally:
+        page.close()
+    page, _ = _load(browser, server + page_path, viewport=PHONE, scale=2)
+    try:
+        phone = page.evaluate(WIDE_EQUATIONS)
+        page_width = page.evaluate("() => document.documentElement.scrollWidth")
+    finally:
+        page.close()
+    assert not desktop, f"equations wider than the column at 1366 px: {desktop}"
+    stuck = [e["label"] for e in phone if not (e["scrolls"] and e["shadow"])]
+    assert not stuck, f"wide equations on a phone that neither fit nor scroll visibly: {stuck}"
+    assert page_width <= PHONE["width"], f"the page scrolls sideways on a phone: {page_width} px"
+
+
+# Printed output: every line fits the output box at 1366 px (measured without
+# the wrapping the stylesheet adds as a safety net for phones).
+LONG_OUTPUT_LINES = """() => [...document.querySelectorAll("div.cell_output pre")].flatMap(pre => {
+    const saved = pre.style.whiteSpace;
+    pre.style.whiteSpace = "pre";
+    const cut = pre.scrollWidth > pre.clientWidth + 1;
+    pre.style.whiteSpace = saved;
+    if (!cut) return [];
+    const longest = pre.innerText.split("\\n").sort((a, b) => b.length - a.length)[0];
+    return [longest.slice(0, 100)];
+})"""
+
+
+@pytest.mark.parametrize("page_path", CHAPTERS)
+def test_printed_output_fits_its_box(browser, server, page_path):
+    page, _ = _load(browser, server + page_path)
+    try:
+        cut = page.evaluate(LONG_OUTPUT_LINES)
+        hidden = page.evaluate(
+            """() => [...document.querySelectorAll("div.cell_output pre")]
+                .filter(pre => pre.scrollWidth > pre.clientWidth + 1).length"""
+        )
+    finally:
+        page.close()
+    assert not cut, f"{len(cut)} output line(s) wider than the box at 1366 px: {cut[:5]}"
+    assert hidden == 0, f"{hidden} output box(es) hide their right end"
+
+
+@pytest.mark.parametrize("page_path", CHAPTERS)
+def test_figures_are_numbered_and_sharp(browser, server, page_path):
+    page, _ = _load(browser, server + page_path)
+    try:
+        figures = page.evaluate(
+            """() => [...document.querySelectorAll("article img")]
+                .filter(img => img.closest(".cell_output, figure"))
+                .map(img => ({
+                    src: img.getAttribute("src").slice(-40),
+                    caption: ((img.closest("figure") || {}).querySelector
+                        ? (img.closest("figure").querySelector("figcaption") || {innerText: ""})
+                        : {innerText: ""}).innerText.trim().slice(0, 30),
+                    ratio: img.naturalWidth / Math.max(1, img.getBoundingClientRect().width),
+                }))"""
+        )
+    finally:
+        page.close()
+    assert figures, f"no figures found on {page_path}"
+    unnumbered = [f["src"] for f in figures if not re.match(r"Fig\. \d+\.\d+", f["caption"])]
+    assert not unnumbered, f"figures without a numbered caption on {page_path}: {unnumbered}"
+    # A high-density screen shows two device pixels per CSS pixel.
+    soft = [(f["src"], round(f["ratio"], 2)) for f in figures if f["ratio"] < 1.9]
+    assert not soft, f"figures with fewer than 2 pixels per CSS pixel on {page_path}: {soft}"
+
+
+def test_phone_menu_opens_and_follows_a_link(browser, server):
+    page, problems = _load(browser, server + "book/pca.html", viewport=PHONE, scale=2)
+    try:
+        toggles = [t for t in page.query_selector_all(".primary-toggle") if t.is_visible()]
+        assert len(toggles) == 1, f"{len(toggles)} visible menu buttons on a phone"
+        toggles[0].click()
+        menu = page.locator("dialog#pst-primary-sidebar-modal")
+        menu.wait_for(state="visible", timeout=5000)
+        link = menu.get_by_role("link", name=re.compile("PCA in high dimension"))
+        link.click()
+        page.wait_for_url("**/book/high_dim.html", timeout=5000)
+        searches = page.evaluate(
+            """() => [...document.querySelectorAll(".search-button-field, form.bd-search")]
+                .filter(e => e.offsetParent !== null).length"""
+        )
+    finally:
+        page.close()
+    assert not problems, "\n".join(problems)
+    assert searches <= 1, f"{searches} search boxes visible on a phone"
+
+
+def test_desktop_shows_one_search_box_and_folds_the_sidebar(browser, server):
+    page, problems = _load(browser, server + "book/pca.html")
+    try:
+        searches = page.evaluate(
+            """() => [...document.querySelectorAll(".search-button-field, form.bd-search")]
+                .filter(e => e.offsetParent !== null).length"""
+        )
+        shown = "() => getComputedStyle(document.querySelector('#pst-primary-sidebar')).visibility"
+        before = page.evaluate(shown)
+        page.locator(".primary-toggle:visible").click()
+        page.wait_for_timeout(600)  # the theme's transition takes 0.25 s
+        after = page.evaluate(shown)
+    finally:
+        page.close()
+    assert not problems, "\n".join(problems)
+    assert searches == 1, f"{searches} search boxes visible on a desktop"
+    assert (before, after) == ("visible", "hidden"), "the menu button did not fold the sidebar"
+
+
+LISTINGS = """() => [...document.querySelectorAll("article div[class*='highlight-']")]
+    .filter(b => !b.closest(".cell"))
+    .map(b => ({
+        full: b.textContent.replace(/\\n$/, "").split("\\n").length,
+        shown: b.innerText.replace(/\\n$/, "").split("\\n").length,
+        openDocstrings: [...b.querySelectorAll("span.sd")]
+            .filter(d => d.offsetParent !== null && !/^\\s*[rRuU]?\"\"\"/.test(d.textContent))
+            .length,
+        toggles: b.querySelectorAll("button.pcalib-docstring-toggle").length,
+    }))"""
+
+
+@pytest.mark.parametrize("page_path", CHAPTERS)
+def test_long_listings_show_their_code_with_docstrings_folded(browser, server, page_path):
+    page, _ = _load(browser, server + page_path)
+    try:
+        before = page.evaluate(LISTINGS)
+        for toggle in page.query_selector_all("button.pcalib-docstring-toggle"):
+            toggle.click()
+        after = page.evaluate(LISTINGS)
+    finally:
+        page.close()
+    assert any(listing["toggles"] for listing in before), f"nothing folded on {page_path}"
+    for folded, unfolded in zip(before, after, strict=True):
+        if folded["full"] > 30:
+            assert folded["openDocstrings"] == 0, (page_path, folded)
+        if folded["toggles"]:
+            assert folded["full"] > 30, f"a listing of 30 lines or fewer was folded: {folded}"
+            assert unfolded["shown"] > folded["shown"], (page_path, folded, unfolded)
+
+
+def test_each_chapter_offers_its_notebook(browser, server):
+    import json
+
+    for page_path in CHAPTERS:
+        page, problems = _load(browser, server + page_path)
+        try:
+            href = page.evaluate(
+                """() => (document.querySelector("a.btn-download-notebook-button")
+                    || {}).href || null"""
+            )
+            assert href, f"no .ipynb in the download menu of {page_path}"
+            response = page.request.get(href)
+            assert response.status == 200, (page_path, href, response.status)
+            notebook = json.loads(response.text())
+        finally:
+            page.close()
+        assert not problems, "\n".join(problems)
+        assert notebook["nbformat"] == 4
+        code = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
+        assert code and any(cell.get("outputs") for cell in code), f"{href} has no outputs"
+
+
+def test_bibliography_labels_are_author_year(browser, server):
+    for page_path in ["book/bibliography.html", "book/ppca.html"]:
+        page, _ = _load(browser, server + page_path)
+        try:
+            labels = page.evaluate(
+                """() => [...document.querySelectorAll(".citation .label, dt.label")]
+                    .map(e => e.innerText.trim())"""
+            )
+        finally:
+            page.close()
+        assert labels, f"no bibliography entries on {page_path}"
+        odd = [
+            label
+            for label in labels
+            if not re.fullmatch(r"\[?[^\[\]]+, (1[89]|20)\d\d[a-z]?\]?", label)
+        ]
+        assert not odd, f"labels that are not author-year on {page_path}: {odd[:5]}"
+
+
+def test_favicon_and_dark_mode_figures(browser, server):
+    page, problems = _load(browser, server + "book/pca.html")
+    try:
+        icon = page.evaluate("() => (document.querySelector('link[rel~=icon]') || {}).href")
+        assert icon, "no favicon link"
+        assert page.request.get(icon).status == 200, icon
+        page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; }")
+        filters = page.evaluate(
+            """() => [...document.querySelectorAll("div.cell_output img")]
+                .map(img => getComputedStyle(img).filter)"""
+        )
+    finally:
+        page.close()
+    assert not problems, "\n".join(problems)
+    assert filters and all("brightness" in f for f in filters), filters[:3]
