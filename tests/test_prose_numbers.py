@@ -32,10 +32,10 @@ VERSION = re.compile(r"\d+\.\d+\.\d+")
 DECIMAL = re.compile(r"(?<![\w.])\d*\.\d+(?![\w.])")
 
 
-def prose(text):
-    """The chapter's text without code, maths, roles, links and directive options."""
-    kept, fence = [], None
-    for line in text.splitlines():
+def lines_outside_fences(text):
+    """``(number, line)`` for each line of ``text`` outside fenced blocks (cells, directives)."""
+    fence = None
+    for number, line in enumerate(text.splitlines(), 1):
         marker = FENCE.match(line.strip())
         if fence is None and marker:
             fence = marker.group(1)[0] * len(marker.group(1))
@@ -44,8 +44,12 @@ def prose(text):
             if line.strip() == fence:
                 fence = None
             continue
-        kept.append(line)
-    text = "\n".join(kept)
+        yield number, line
+
+
+def prose(text):
+    """The chapter's text without code, maths, roles, links and directive options."""
+    text = "\n".join(line for _, line in lines_outside_fences(text))
     for pattern in (DOLLAR_MATH, ROLE, INLINE_CODE, LINK_TARGET, DIRECTIVE_OPTION, VERSION):
         text = pattern.sub(" ", text)
     return text

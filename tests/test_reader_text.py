@@ -11,10 +11,11 @@ import re
 from pathlib import Path
 
 import pytest
+from test_exercises import CODE_CELL
+from test_prose_numbers import lines_outside_fences
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted(p for p in (ROOT / "book").glob("*.md") if "code-cell" in p.read_text())
-CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```$", re.M | re.S)
 LABEL_TARGET = re.compile(r"^:label: (\S+)$", re.M)
 
 
@@ -54,7 +55,6 @@ def test_printed_output_does_not_name_equations_by_label(chapter):
     assert not found, f"{chapter.name}: printed output cites equation labels {found}"
 
 
-FENCE = re.compile(r"^(`{3,}|:{3,})")
 LIST_START = re.compile(r"^([-+*]|\d+[.)]) ")
 
 
@@ -65,20 +65,15 @@ def _broken_wraps(text):
     line of ordinary prose starts a list there, and any ``$...$`` maths split
     across the break shows as TeX source.
     """
-    found, fence, in_math, previous = [], None, False, ""
-    for number, line in enumerate(text.splitlines(), 1):
-        marker = FENCE.match(line)
-        if fence is None and marker:
-            fence = marker.group(1)[0] * 3
-        elif fence is not None and line.startswith(fence) and not line.strip(fence[0]).strip():
-            fence = None
-        elif fence is None:
-            if line.strip() == "$$":
-                in_math = not in_math
-            elif not in_math and LIST_START.match(line) and previous.strip():
-                if not LIST_START.match(previous) and not previous.startswith(" "):
-                    found.append(f"line {number}: {line[:60]}")
-        previous = line
+    found, in_math, previous = [], False, (0, "")
+    for number, line in lines_outside_fences(text):
+        if line.strip() == "$$":
+            in_math = not in_math
+        elif not in_math and LIST_START.match(line):
+            above = previous[1] if previous[0] == number - 1 else ""
+            if above.strip() and not LIST_START.match(above) and not above.startswith(" "):
+                found.append(f"line {number}: {line[:60]}")
+        previous = (number, line)
     return found
 
 
