@@ -15,7 +15,7 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils.validation import validate_data
 
 
-def as_float_matrix(X, *, name="X", min_samples=1, min_features=1, allow_nan=False):
+def as_float_matrix(X, *, name="X", min_samples=1, min_features=1, allow_nan=False, finite=True):
     """Return ``X`` as a finite 2-D float64 array, or raise a clear error.
 
     Parameters
@@ -30,6 +30,11 @@ def as_float_matrix(X, *, name="X", min_samples=1, min_features=1, allow_nan=Fal
     allow_nan : bool, default=False
         Accept NaN as a marker of missing entries (PPCA with missing data);
         infinite values are still refused.
+    finite : bool, default=True
+        Check the values with :func:`check_finite`. A caller that forms the
+        sum of the squares of ``X`` anyway (the trace of ``XᵀX``) passes False
+        and calls :func:`check_finite` itself when that sum is not finite or
+        exceeds :data:`MAX_SUM_OF_SQUARES`.
 
     Returns
     -------
@@ -80,7 +85,8 @@ def as_float_matrix(X, *, name="X", min_samples=1, min_features=1, allow_nan=Fal
             "for a single sample."
         )
     check_min_shape(X.shape, name=name, min_samples=min_samples, min_features=min_features)
-    check_finite(np.where(np.isnan(X), 0.0, X) if allow_nan else X, name=name)
+    if finite:
+        check_finite(np.where(np.isnan(X), 0.0, X) if allow_nan else X, name=name)
     return X
 
 

@@ -26,11 +26,13 @@ from sklearn.utils.validation import validate_data
 
 from ._linalg import binary_exponent, flip_signs, numerical_rank, top_eigh
 from ._validation import (
+    MAX_SUM_OF_SQUARES,
     as_float_matrix,
     as_generator,
     as_sparse_float_matrix,
     check_array_size,
     check_bool,
+    check_finite,
     check_fitted,
     check_fraction,
     check_n_components,
@@ -304,7 +306,7 @@ def choose_svd_solver(n_samples, n_features):
 COVARIANCE_RTOL = 1e-10
 
 
-def covariance_is_accurate(explained_variance, n_components):
+def covariance_is_accurate(explained_variance, n_components, *, mean_norm2=0.0):
     """Whether the covariance route resolves the top ``k`` variances well enough.
 
     Forming ``C = X_cᵀ X_c / (n - 1)`` in floating point perturbs it by about
@@ -313,7 +315,10 @@ def covariance_is_accurate(explained_variance, n_components):
     about ``ε λ_1 / λ_k``, where the SVD of ``X_c`` keeps ``ε σ_1 / σ_k``, the
     square root. The covariance route is accepted when
     ``ε λ_1 / λ_k ≤`` :data:`COVARIANCE_RTOL`, that is for
-    ``λ_k / λ_1 ≥ 2.2e-6``.
+    ``λ_k / λ_1 ≥ 2.2e-6``. When ``C`` comes from the products of the raw data
+    (:func:`covariance_from_raw_products`), the perturbation is that of
+    ``XᵀX / (n - 1)``, whose norm is about ``λ_1 + ‖x̄‖²``: the test becomes
+    ``ε (λ_1 + ‖x̄‖²) / λ_k ≤`` :data:`COVARIANCE_RTOL`.
 
     Parameters
     ----------
@@ -321,13 +326,52 @@ def covariance_is_accurate(explained_variance, n_components):
         Eigenvalues of the covariance, in decreasing order.
     n_components : int
         Number ``k`` of components kept.
+    mean_norm2 : float, default=0.0
+        ``‖x̄‖²``, the squared norm of the mean, when the data were not centred
+        before the product; 0 for centred data.
 
     Returns
     -------
     bool
     """
     largest, smallest_kept = explained_variance[0], explained_variance[n_components - 1]
-    return np.finfo(np.float64).eps * largest <= COVARIANCE_RTOL * smallest_kept
+    return np.finfo(np.float64).eps * (largest + mean_norm2) <= COVARIANCE_RTOL * smallest_kept
+
+
+def covariance_from_raw_products(X):
+    """``C = (XᵀX - n x̄ x̄ᵀ) / (n - 1)`` (eq. ``eq-pca-covariance``), with no centred copy.
+
+    One pass for the mean and one product over the data, as scikit-learn's
+    ``covariance_eigh`` does. The subtraction cancels digits when the mean is
+    large next to the spread, so the result is used only where
+    :func:`covariance_is_accurate`, given ``‖x̄‖²``, accepts it.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Data, not centred, whose values have not been checked yet.
+
+    Returns
+    -------
+    mean : ndarray of shape (n_features,)
+    C : ndarray of shape (n_features, n_features)
+        Symmetric.
+
+    Raises
+    ------
+    ValueError
+        ``X`` holds NaN or infinity, or its squares overflow
+        (:func:`~pcalib._validation.check_finite`, called only when the
+        trace of ``XᵀX``, the sum of those squares, says so).
+    """
+    n_samples = X.shape[0]
+    mean = X.mean(axis=0)
+    C = X.T @ X  # NumPy recognises XᵀX and computes one triangle (BLAS syrk)
+    if not np.trace(C) <= MAX_SUM_OF_SQUARES:  # also False for NaN
+        check_finite(X)
+    C -= n_samples * np.outer(mean, mean)
+    C /= n_samples - 1
+    return mean, C
 
 
 def n_components_for_variance(explained_variance_ratio, fraction):
@@ -807,12 +851,21 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def _fit_dense(self, X, random_state):
         """The fitted attributes for dense ``X``, as a dict."""
         dtype = result_dtype(X)
-        X_checked = as_float_matrix(X, name="X", min_samples=2)
+        X_checked = as_float_matrix(X, name="X", min_samples=2, finite=False)
         n_samples, n_features = X_checked.shape
         svd_solver = self.svd_solver
         if svd_solver == "auto":
             svd_solver = choose_svd_solver(n_samples, n_features)
         n_components = check_pca_n_components(self.n_components, X_checked.shape, svd_solver)
+        if svd_solver == "covariance_eigh" and not self.standardize:
+            # checks the values of X on the way (covariance_from_raw_products)
+            attributes, fallback = self._fit_raw_covariance(X_checked, n_components, dtype)
+            if attributes is not None:
+                return attributes
+            if self.svd_solver == "auto":
+                svd_solver = fallback
+        else:
+            check_finite(X_checked)
         # The solvers work on X_centered = (X - mean) / 2**exponent; singular
         # values are multiplied back by 2**exponent and variances by 4**exponent.
         data = center_and_scale(
@@ -833,6 +886,39 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             svd_solver = "full"
             axes = self._principal_axes(data.X_centered, svd_solver, n_wanted, random_state)
         return self._fitted_attributes(axes, n_components, X_checked.shape, data, svd_solver, dtype)
+
+    def _fit_raw_covariance(self, X, n_components, dtype):
+        """The fitted attributes from :func:`covariance_from_raw_products`, if accurate.
+
+        Returns ``(attributes, "covariance_eigh")`` when the kept variances pass
+        :func:`covariance_is_accurate` with the mean's norm, else ``(None,
+        solver)``, the solver ``"auto"`` should try next: ``"covariance_eigh"``
+        on centred data, or ``"full"`` when even that would fail the test.
+        Data whose variances leave :data:`VARIANCE_RANGE` are also handed to
+        the centred route, which rescales them or reports that nothing varies.
+        """
+        mean, C = covariance_from_raw_products(X)
+        variance = np.diag(C)
+        if not VARIANCE_RANGE[0] <= variance.max() <= VARIANCE_RANGE[1]:
+            return None, "covariance_eigh"  # center_and_scale rescales, or reports no variance
+        n_samples = X.shape[0]
+        eigenvalues, eigenvectors = top_eigh(C, min(X.shape))
+        components, _ = flip_signs(eigenvectors.T)
+        axes = PrincipalAxes(components, np.sqrt(eigenvalues * (n_samples - 1)))
+        total_variance = float(variance.sum())
+        explained_variance, _, n_kept = kept_variance(
+            axes.singular_values, n_samples, n_components, total_variance
+        )
+        if n_kept > 0 and not covariance_is_accurate(
+            explained_variance, n_kept, mean_norm2=float(mean @ mean)
+        ):
+            accurate_if_centred = covariance_is_accurate(explained_variance, n_kept)
+            return None, "covariance_eigh" if accurate_if_centred else "full"
+        data = CenteredData(None, mean, None, 0, total_variance)
+        attributes = self._fitted_attributes(
+            axes, n_components, X.shape, data, "covariance_eigh", dtype
+        )
+        return attributes, "covariance_eigh"
 
     def _fit_sparse(self, X, random_state):
         """The fitted attributes for sparse ``X``, centred implicitly, as a dict."""

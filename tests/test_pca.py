@@ -14,9 +14,16 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+import pcalib.pca
 from pcalib import PCA
 from pcalib.datasets import load_usarrests
-from pcalib.pca import COVARIANCE_RTOL, center_and_scale, choose_svd_solver, covariance_is_accurate
+from pcalib.pca import (
+    COVARIANCE_RTOL,
+    center_and_scale,
+    choose_svd_solver,
+    covariance_from_raw_products,
+    covariance_is_accurate,
+)
 
 EPS = np.finfo(np.float64).eps
 SHAPES = [(50, 5), (20, 40), (200, 30), (7, 7)]
@@ -756,6 +763,65 @@ def test_auto_falls_back_to_the_svd_when_squaring_loses_the_kept_variances(n_com
     # the covariance route alone would miss that accuracy on the smallest kept value
     covariance = PCA(n_components=4, svd_solver="covariance_eigh").fit(X)
     assert abs(covariance.singular_values_[3] / s[3] - 1) > 1e-8
+
+
+def refuse(name):
+    """A stand-in for a pcalib.pca function that a route must not call."""
+
+    def refused(*args, **kwargs):
+        raise AssertionError(f"{name} was called")
+
+    return refused
+
+
+def test_auto_on_tall_data_with_a_moderate_mean_makes_no_centred_copy(monkeypatch):
+    # offsets of about 5 next to spreads of 1 to 3: the products of the raw data
+    # keep the kept variances to 1e-10, so "auto" needs neither a centred copy nor an SVD
+    X = make_data(4_000, 40, seed=7)
+    svd = PCA(n_components=10, svd_solver="full").fit(X)
+    monkeypatch.setattr(pcalib.pca, "center_and_scale", refuse("center_and_scale"))
+    auto = PCA(n_components=10).fit(X)
+    assert auto.svd_solver_ == "covariance_eigh"
+    np.testing.assert_allclose(auto.mean_, X.mean(axis=0), rtol=1e-14)
+    np.testing.assert_allclose(auto.components_, svd.components_, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(auto.explained_variance_, svd.explained_variance_, rtol=1e-10)
+    np.testing.assert_allclose(
+        auto.explained_variance_ratio_, svd.explained_variance_ratio_, rtol=1e-10
+    )
+    np.testing.assert_allclose(auto.noise_variance_, svd.noise_variance_, rtol=1e-10)
+
+
+def test_auto_centres_first_when_the_mean_dwarfs_the_spread():
+    # a mean of 1e5 next to spreads of 1: XᵀX - n x̄x̄ᵀ cancels about 10 digits
+    X = make_data(4_000, 20, seed=8) + 1e5
+    exact = PCA(n_components=5, svd_solver="full").fit(X).explained_variance_
+    mean, C = covariance_from_raw_products(X)
+    raw = np.linalg.eigvalsh(C)[::-1][:5]
+    assert np.max(np.abs(raw / exact - 1)) > 1e-8  # the raw products would lose digits
+    assert not covariance_is_accurate(raw, 5, mean_norm2=float(mean @ mean))
+    auto = PCA(n_components=5).fit(X)
+    assert auto.svd_solver_ == "covariance_eigh"  # centred first, then accurate
+    np.testing.assert_allclose(auto.explained_variance_, exact, rtol=1e-10)
+
+
+def test_auto_goes_straight_to_the_svd_when_no_covariance_route_is_accurate(monkeypatch):
+    # keeping every component of a tall matrix: the smallest variance is below
+    # eps / COVARIANCE_RTOL of the largest, so the centred covariance is skipped too
+    s = np.array([1.0, 1e-3, 1e-6, 1e-9])
+    X, _ = planted_spectrum(400, s, seed=9)
+    monkeypatch.setattr(
+        pcalib.pca, "principal_axes_covariance", refuse("principal_axes_covariance")
+    )
+    auto = PCA().fit(X + 2.0)
+    assert auto.svd_solver_ == "full"
+    np.testing.assert_allclose(auto.singular_values_, s, rtol=1e-6)
+
+
+def test_raw_products_give_the_covariance_of_the_centred_data():
+    X = make_data(300, 6, seed=10)
+    mean, C = covariance_from_raw_products(X)
+    np.testing.assert_allclose(mean, X.mean(axis=0), rtol=1e-14)
+    np.testing.assert_allclose(C, np.cov(X, rowvar=False), rtol=1e-11, atol=1e-12)
 
 
 def test_the_covariance_routes_accuracy_is_what_the_fallback_assumes():
