@@ -1,16 +1,25 @@
-"""Chapter 7: ``pcalib.RobustPCA`` with randomized SVDs against full SVDs (a report).
+"""Chapter 7: ``pcalib.RobustPCA`` with randomized SVDs against full SVDs, and against AltProj.
 
 No library implements principal component pursuit to compare with, so the
 report times ``RobustPCA(svd_solver="randomized")`` (truncated SVDs sized by the
 predicted rank) against the same algorithm with a full SVD every iteration
 (``svd_solver="full"``). The data are ``M = L + S`` (``low_rank_plus_sparse``).
+A second report times ``RobustPCA`` (the defaults) against ``pcalib.altproj``
+(non-convex robust PCA by alternating projections) on the same problems and,
+with ``--write-data``, writes its rows to ``book/data/robust_cost.csv``.
 """
 
+import datetime
+import os
+import platform
 import statistics
 import sys
+from pathlib import Path
 
 import numpy as np
-from harness import fit_seconds, print_table, verdict
+import scipy
+import threadpoolctl
+from harness import fit_seconds, print_table, quiet, timed, verdict
 
 import pcalib
 
@@ -123,3 +132,110 @@ def robust_pca(quick, repeat):
         infos.append(info)
     print_table(headers, rows)
     print("\n".join(infos))
+
+
+# --------------------------------------------------------------------------- #
+# Principal component pursuit against AltProj                                 #
+# --------------------------------------------------------------------------- #
+
+ALTPROJ_SIZES = ((200, 400), (500, 1_000, 2_000))  # --quick, full
+COST_DATA = Path(__file__).resolve().parent.parent / "book" / "data" / "robust_cost.csv"
+
+
+def altproj_seconds(M, rank):
+    """Seconds taken by ``pcalib.altproj(M, rank, random_state=0)``, and its result."""
+    out = {}
+
+    def run():
+        out["result"] = pcalib.altproj(M, rank, random_state=0)
+
+    return timed(quiet(run)), out["result"]
+
+
+def cost_rows(n, repeat):
+    """Rows ``[n, r, method, n_iter, seconds, ms/iter, err L, S support]`` at size ``n``."""
+    rank = max(1, round(RANK_SHARE * n))
+    M, L, support = low_rank_plus_sparse(n, rank, CORRUPTION, seed=0)
+    print(f"running: RobustPCA and altproj {n}x{n}, rank {rank} ...", file=sys.stderr)
+    times = {"pcp": [], "altproj": []}
+    for _ in range(1 if n >= LARGE_N else repeat):  # interleaved
+        pcp = pcalib.RobustPCA(random_state=0)
+        times["pcp"].append(fit_seconds(pcp, M))
+        seconds, result = altproj_seconds(M, rank)
+        times["altproj"].append(seconds)
+    fits = {
+        "pcp": (pcp.n_iter_, pcp.low_rank_, pcp.sparse_),
+        "altproj": (result.n_iter, result.low_rank, result.sparse),
+    }
+    rows = []
+    for method, (n_iter, low_rank, sparse) in fits.items():
+        seconds = statistics.median(times[method])
+        error = np.linalg.norm(low_rank - L) / np.linalg.norm(L)
+        exact = "yes" if np.array_equal(sparse != 0, support) else "no"
+        rows.append([n, rank, method, n_iter, seconds, 1e3 * seconds / n_iter, error, exact])
+    return rows
+
+
+def write_cost_data(rows, repeat):
+    """``book/data/robust_cost.csv``: the rows, after comment lines saying how they were made."""
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    pools = ", ".join(
+        f"{pool['internal_api']} {pool['num_threads']} thread(s)"
+        for pool in threadpoolctl.threadpool_info()
+    )
+    lines = [
+        "# Principal component pursuit (pcp: pcalib.RobustPCA(random_state=0)) and AltProj",
+        "# (altproj: pcalib.altproj(M, r, random_state=0)) on M = L + S, n x n, rank r = 0.05 n,",
+        "# 5 % of the entries corrupted (benchmarks/cases_robust_pca.py, low_rank_plus_sparse,",
+        f"# seed 0); seconds: median of {repeat} interleaved fits (1 from n = {LARGE_N}).",
+        "# Made by: .venv/bin/python benchmarks/run.py --only robust_pca_altproj --threads 1 "
+        "--write-data",
+        f"# on {now}, {platform.machine()} {platform.system()}, {os.cpu_count()} CPUs ({pools}),",
+        f"# 1-minute load average {os.getloadavg()[0]:.1f} at the end (other jobs slow the fits);",
+        f"# Python {platform.python_version()}, NumPy {np.__version__}, SciPy {scipy.__version__},"
+        f" pcalib {pcalib.__version__}.",
+        "n,rank,method,n_iter,seconds,ms_per_iter,error_L,support_exact",
+    ]
+    for n, rank, method, n_iter, seconds, per_iter, error, exact in rows:
+        lines.append(
+            f"{n},{rank},{method},{n_iter},{seconds:.4f},{per_iter:.3f},{error:.3e},{exact}"
+        )
+    COST_DATA.parent.mkdir(exist_ok=True)
+    COST_DATA.write_text("\n".join(lines) + "\n")
+    print(f"wrote {COST_DATA}", file=sys.stderr)
+
+
+def robust_pca_altproj(quick, repeat, write_data=False):
+    """Chapter 7: principal component pursuit against AltProj, time and time per iteration.
+
+    For each ``n`` (500, 1000, 2000; ``--quick``: 200, 400) on the problem of
+    :func:`robust_pca`: ``RobustPCA(random_state=0)`` (the defaults) and
+    ``altproj(M, r, random_state=0)`` (given the true rank ``r``), their
+    iterations, median fit time over ``min(REPEAT, repeat)`` interleaved fits
+    (one from ``LARGE_N``), time per iteration, the relative error of ``L``
+    and whether ``S`` has exactly the true support. ``write_data`` also writes
+    the rows to ``book/data/robust_cost.csv``, which chapter 7 reads.
+    """
+    repeat = min(REPEAT, repeat)
+    M_small, _, _ = low_rank_plus_sparse(120, 6, CORRUPTION, seed=1)
+    pcalib.RobustPCA(random_state=0).fit(M_small)  # warm-up of both code paths
+    pcalib.altproj(M_small, 6, random_state=0)
+    print(
+        f"\nPrincipal component pursuit (RobustPCA(random_state=0)) against AltProj "
+        f"(altproj(M, r, random_state=0), given r), M = L + S, n x n, r = {RANK_SHARE:g} n, "
+        f"{CORRUPTION:.0%} of entries corrupted; median of {repeat} interleaved fit(s) "
+        f"(1 from n = {LARGE_N}). err L = ||L_hat - L||_F / ||L||_F."
+    )
+    rows = []
+    for n in ALTPROJ_SIZES[0 if quick else 1]:
+        rows += cost_rows(n, repeat)
+    headers = ["n", "r", "method", "n_iter", "median s", "ms/iter", "err L", "S support"]
+    print_table(
+        headers,
+        [
+            [f"{n}", f"{r}", m, f"{it}", f"{s:.3f}", f"{per:.1f}", f"{e:.2e}", x]
+            for n, r, m, it, s, per, e, x in rows
+        ],
+    )
+    if write_data:
+        write_cost_data(rows, repeat)

@@ -6,6 +6,7 @@ Run from the project root::
     .venv/bin/python benchmarks/run.py --quick     # smaller sizes, for a smoke run
     .venv/bin/python benchmarks/run.py --repeat 15 --threads 1 --profile
     .venv/bin/python benchmarks/run.py --only ppca_closed_form ppca_em_per_iteration
+    .venv/bin/python benchmarks/run.py --only robust_pca_altproj --threads 1 --write-data
 
 The cases (one factory per group of rows) and the reports live in one module
 per chapter, ``cases_*.py``; the timing and printing in ``harness.py``. Nothing
@@ -14,6 +15,7 @@ says what each row measures and gives the latest figures.
 """
 
 import argparse
+import inspect
 import sys
 
 import cases_kernel_pca
@@ -42,6 +44,7 @@ CASE_FACTORIES = [
 REPORTS = [
     cases_ppca.ppca_em_per_iteration,
     cases_robust_pca.robust_pca,
+    cases_robust_pca.robust_pca_altproj,
 ]
 
 
@@ -70,6 +73,12 @@ def parse_args(argv):
         help="run only these case factories and reports (default: all). Choices: "
         + ", ".join(names),
     )
+    parser.add_argument(
+        "--write-data",
+        action="store_true",
+        help="reports that feed a chapter also write their rows to book/data/ (e.g. "
+        "robust_pca_altproj: book/data/robust_cost.csv)",
+    )
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
@@ -92,7 +101,8 @@ def run(args):
         print_case_table(timings, args.repeat)
     for report in reports:
         sys.stdout.flush()
-        report(args.quick, args.repeat)
+        writes = "write_data" in inspect.signature(report).parameters
+        report(args.quick, args.repeat, **({"write_data": args.write_data} if writes else {}))
     if args.profile:
         for case in {t.case.name: t.case for t in timings}.values():
             profile_case(case)

@@ -29,7 +29,9 @@ Modules mirror the chapters of the book:
 * :mod:`pcalib.matrix_factorization` – chapter 6, ridge, sparse and logistic
   factorisations;
 * :mod:`pcalib.robust_pca` – chapter 7, :class:`RobustPCA` (principal
-  component pursuit) and the L1 factorisation :func:`l1_low_rank`;
+  component pursuit), :func:`outlier_pursuit` (whole-sample outliers),
+  :func:`altproj` (non-convex robust PCA by alternating projections) and
+  the L1 factorisation :func:`l1_low_rank`;
 * :mod:`pcalib.datasets` – data that needs no network.
 """
 
@@ -49,7 +51,14 @@ from .nmf import NMF, successive_projection
 from .out_of_core import DaskPCAResult, pca_dask
 from .pca import PCA, ParallelAnalysisResult, parallel_analysis
 from .ppca import PPCA, PPCAEvidenceResult, ppca_evidence
-from .robust_pca import RobustPCA, l1_low_rank
+from .robust_pca import (
+    AltProjResult,
+    OutlierPursuitResult,
+    RobustPCA,
+    altproj,
+    l1_low_rank,
+    outlier_pursuit,
+)
 from .sparse_pca import ElasticNetSPCA, truncated_power_method
 
 __all__ = [
@@ -57,6 +66,7 @@ __all__ = [
     "PCA",
     "PPCA",
     "AdaptiveRangeResult",
+    "AltProjResult",
     "BayesianPCAResult",
     "DaskPCAResult",
     "ElasticNetSPCA",
@@ -65,14 +75,17 @@ __all__ = [
     "HardThresholdResult",
     "KernelPCA",
     "KernelRankWarning",
+    "OutlierPursuitResult",
     "PPCAEvidenceResult",
     "ParallelAnalysisResult",
     "RobustPCA",
     "adaptive_range_finder",
+    "altproj",
     "bayesian_pca",
     "flip_signs",
     "l1_low_rank",
     "optimal_hard_threshold",
+    "outlier_pursuit",
     "parallel_analysis",
     "pca_als",
     "pca_dask",

@@ -129,21 +129,23 @@ def planted_problem(n, rank, fraction, seed, shape=None):
     return L + S, L, S, support
 
 
-def reference_ialm(M, *, lam, rho=1.5, tol=1e-7, max_iter=500):
+def reference_ialm(M, *, lam, rho=1.5, tol=1e-7, max_iter=500, S_start=None):
     """Lin, Chen and Ma's inexact ALM (their Algorithm 5 and code), with NumPy's full SVD.
 
     ``Y₀ = M / J(M)``, ``J(M) = max(‖M‖₂, ‖M‖_∞/λ)``; ``μ₀ = 1.25/‖M‖₂``, capped
-    at ``10⁷ μ₀``; ``S₀ = 0``. Each iteration: ``L = D_{1/μ}(M - S + Y/μ)``,
+    at ``10⁷ μ₀``; ``S₀ = shrink_{λ/μ₀}(M + Y₀/μ₀)``, the S-step from ``L = 0`` with
+    which their code's loop begins. Each iteration: ``L = D_{1/μ}(M - S + Y/μ)``,
     ``S = shrink_{λ/μ}(M - L + Y/μ)``, ``Y += μ(M - L - S)``, ``μ = min(ρμ, μ̄)``;
-    stop when ``‖M - L - S‖_F/‖M‖_F < tol``.
+    stop when ``‖M - L - S‖_F/‖M‖_F < tol``. The history starts with the residual
+    of ``(0, S₀)``. ``S_start`` replaces that ``S₀`` (for instance by 0).
     """
     norm_two = np.linalg.norm(M, 2)
     norm_fro = np.linalg.norm(M)
     Y = M / max(norm_two, np.abs(M).max() / lam)
     mu = 1.25 / norm_two
     mu_bar = 1e7 * mu
-    S = np.zeros_like(M)
-    history = []
+    S = reference_shrink(M + Y / mu, lam / mu) if S_start is None else S_start
+    history = [np.linalg.norm(M - S) / norm_fro]
     for _ in range(max_iter):
         L = reference_svt(M - S + Y / mu, 1.0 / mu)
         S = reference_shrink(M - L + Y / mu, lam / mu)
@@ -154,6 +156,19 @@ def reference_ialm(M, *, lam, rho=1.5, tol=1e-7, max_iter=500):
         if history[-1] < tol:
             break
     return L, S, mu, np.array(history)
+
+
+def start_sparse(M, lam):
+    """The start ``S₀ = shrink_{λ/μ₀}(M + Y₀/μ₀)``, ``μ₀ = 1.25/‖M‖₂``, ``Y₀ = M/J(M)``."""
+    norm_two = np.linalg.norm(M, 2)
+    mu = 1.25 / norm_two
+    Y = M / max(norm_two, np.abs(M).max() / lam)
+    return reference_shrink(M + Y / mu, lam / mu)
+
+
+def start_residual(M, lam):
+    """``‖M - S₀‖_F / ‖M‖_F`` for the start ``L = 0``, ``S₀`` of :func:`start_sparse`."""
+    return np.linalg.norm(M - start_sparse(M, lam)) / np.linalg.norm(M)
 
 
 def l1_regression_lp(x, V):
@@ -417,12 +432,11 @@ def test_fit_follows_the_reference_inexact_alm(shape):
     lam = default_lambda(shape)
     L, S, mu, history = reference_ialm(M, lam=lam)
     model = RobustPCA(svd_solver="full").fit(M)
-    assert model.n_iter_ == len(history) and model.n_svd_ == model.n_iter_
+    assert model.n_iter_ == len(history) - 1 and model.n_svd_ == model.n_iter_
     assert model.svd_solver_ == "full"
     # the same operations in another order (M + Y/μ - S vs M - S + Y/μ, SciPy vs NumPy
     # SVD): equal to rounding; the residuals shrink to 1e-7, hence relative 1e-8 there.
-    # The history starts with the residual of L = S = 0, ‖M‖_F / ‖M‖_F = 1.
-    np.testing.assert_allclose(model.residual_history_, np.r_[1.0, history], rtol=1e-8)
+    np.testing.assert_allclose(model.residual_history_, history, rtol=1e-8)
     np.testing.assert_allclose(model.low_rank_, L, atol=1e-13 * np.abs(M).max())
     np.testing.assert_allclose(model.sparse_, S, atol=1e-13 * np.abs(M).max())
     np.testing.assert_allclose(model.mu_, mu, rtol=1e-14)
@@ -608,7 +622,8 @@ def test_exact_recovery_of_the_planted_decomposition(recovery, n, svd_solver):
     assert np.linalg.norm(model.sparse_ - S) / np.linalg.norm(S) < 1e-5
     history = model.residual_history_
     assert history.shape == (model.n_iter_ + 1,) and history[-1] < model.tol
-    assert history[0] == 1.0 and np.all(history[:-1] >= model.tol)
+    np.testing.assert_allclose(history[0], start_residual(M, model.l1_penalty_), rtol=1e-10)
+    assert np.all(history[:-1] >= model.tol)
     # the last entry is the residual of the returned L and S
     np.testing.assert_allclose(
         history[-1],
@@ -859,8 +874,8 @@ def test_history_has_the_start_and_one_entry_per_iteration(svd_solver, max_iter)
     history = model.residual_history_
     assert isinstance(model.n_iter_, int) and model.n_iter_ == max_iter
     assert history.shape == (model.n_iter_ + 1,)
-    # the start, L = S = 0, leaves the whole of M: relative residual 1
-    assert history[0] == 1.0
+    # the start, L = 0 and S₀ = shrink(M + Y₀/μ₀)
+    np.testing.assert_allclose(history[0], start_residual(M, model.l1_penalty_), rtol=1e-10)
     # the last entry is the residual of the returned L and S
     np.testing.assert_allclose(
         history[-1],
@@ -1581,16 +1596,18 @@ def tangent_projection(Y, U, V):
 
 
 @pytest.mark.parametrize("svd_solver", ["full", "randomized"])
-@pytest.mark.parametrize("n_iter", [1, 5, 12])
+@pytest.mark.parametrize("n_iter", [1, 2, 5, 12])
 def test_dual_residual_is_mu_times_the_change_of_S(svd_solver, n_iter):
     M, _, _, _ = planted_problem(60, 3, 0.05, seed=71)
     before = stopped_fit(M, n_iter - 1, svd_solver=svd_solver) if n_iter > 1 else None
     after = stopped_fit(M, n_iter, svd_solver=svd_solver)
-    # S₀ = 0 and μ₀ = 1.25/‖M‖₂ before the first iteration
-    S_before = np.zeros_like(M) if before is None else before.sparse_
+    # S₀ = shrink(M + Y₀/μ₀) and μ₀ = 1.25/‖M‖₂ before the first iteration
+    S_before = start_sparse(M, after.l1_penalty_) if before is None else before.sparse_
     mu_before = 1.25 / np.linalg.norm(M, 2) if before is None else before.mu_
     expected = mu_before * np.linalg.norm(after.sparse_ - S_before)
-    np.testing.assert_allclose(after.dual_residual_, expected, rtol=1e-9)
+    # (on this problem the first L is 0, so S₁ = S₀: a change of 0 up to rounding)
+    atol = 1e-12 * mu_before * np.linalg.norm(M)
+    np.testing.assert_allclose(after.dual_residual_, expected, rtol=1e-9, atol=atol)
 
 
 @pytest.mark.parametrize("n_iter", [3, 8, 15])
@@ -1610,17 +1627,19 @@ def test_dual_plus_its_residual_is_a_subgradient_of_the_nuclear_norm(n_iter):
     assert gap <= after.dual_residual_ * (1 + 1e-9) + 1e-12
 
 
-def test_primal_stop_can_leave_a_large_dual_residual():
-    # M = e₁e₁ᵀ: the solution is L = 0, S = M (certificate Y = λ e₁e₁ᵀ, ‖Y‖₂ = λ ≤ 1);
-    # the first iteration already gives L + S = M exactly, at a wrong split
+def test_from_S_zero_the_primal_stop_can_be_at_a_wrong_split():
+    # M = e₁e₁ᵀ: the solution is L = 0, S = M (certificate Y = λ e₁e₁ᵀ, ‖Y‖₂ = λ ≤ 1).
+    # From S₀ = 0 the first iteration gives L + S = M exactly, at a wrong split that
+    # only the dual residual μ₀‖S₁ - S₀‖ reveals; from pcalib's start the fit is right
     M = np.zeros((30, 30))
     M[0, 0] = 1.0
-    stopped = RobustPCA(random_state=0).fit(M)
-    assert stopped.converged_ and stopped.n_iter_ == 1 and stopped.rank_ == 1
-    assert stopped.dual_residual_ > 0.5
-    run_on = stopped_fit(M, 10)
-    assert run_on.rank_ == 0 and run_on.dual_residual_ < 1e-12
-    np.testing.assert_allclose(run_on.sparse_, M, atol=1e-12)
+    lam = default_lambda(M.shape)
+    L, S, _, history = reference_ialm(M, lam=lam, S_start=np.zeros_like(M))
+    assert len(history) == 2 and history[-1] < 1e-15
+    assert np.linalg.matrix_rank(L) == 1 and 1.25 * np.linalg.norm(S) > 0.5
+    fit = RobustPCA(random_state=0).fit(M)
+    assert fit.converged_ and fit.rank_ == 0 and fit.dual_residual_ < 1e-12
+    np.testing.assert_allclose(fit.sparse_, M, atol=1e-12)
 
 
 def test_fixed_mu_is_admm_with_candes_penalty_and_recovers_the_planted_problem():
