@@ -253,6 +253,20 @@ def sparse_and_noise_step(T, tau, delta):
     return S, rest * min(1.0, delta / np.linalg.norm(rest))
 
 
+def sparse_and_noise_sum(T, tau, delta):
+    """``S`` and ``S + N`` of :func:`sparse_and_noise_step`, the parts the iterations use.
+
+    Without noise (``δ = 0``) ``N`` is 0 and ``S + N`` is ``S`` itself, which
+    saves the iterations of principal component pursuit a matrix of zeros and
+    the passes that would add it.
+    """
+    if delta == 0.0:
+        S = soft_threshold(T, tau)
+        return S, S
+    S, N = sparse_and_noise_step(T, tau, delta)
+    return S, S + N
+
+
 def spectral_norm(M, random_state=None):
     """``‖M‖₂``, the largest singular value, by Lanczos (ARPACK) from a seeded random start."""
     if min(M.shape) < 3:
@@ -375,9 +389,9 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         SVDs computed by the thresholdings (more than ``n_iter_`` when a rank
         guess was too small).
     residual_history_ : ndarray of shape (n_iter_ + 1,)
-        ``‖M - L - S - N‖_F / ‖M‖_F`` at the start (1, for ``L = S = N = 0``)
-        and after each iteration, with ``N`` the noise part of
-        ``noise_level`` (0 without it).
+        ``‖M - L - S - N‖_F / ‖M‖_F`` at the start (``L = 0`` and ``S``,
+        ``N`` from their step, algorithm ``alg-rpca``) and after each
+        iteration, with ``N`` the noise part of ``noise_level`` (0 without it).
     converged_ : bool
         Whether the residual fell below ``tol`` within ``max_iter`` iterations
         (and, with ``noise_level > 0``, the dual residual too).
@@ -519,14 +533,14 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         # and Ma's code does: the gross errors leave before the first thresholding,
         # which then keeps few singular values (with S = 0, about a quarter of them on the
         # planted problems of chapter 7)
-        S, N = sparse_and_noise_step(M + Y / mu, lam / mu, noise)
+        S, SN = sparse_and_noise_sum(M + Y / mu, lam / mu, noise)
         # "randomized" (and "auto" on large matrices): truncated SVDs sized by the predicted
         # rank, from Lin, Chen and Ma's first guess of 10, or 5 % of min(n₁, n₂) if more
         truncate = self.svd_solver == "randomized" or (
             self.svd_solver == "auto" and n_min >= AUTO_RANDOMIZED_MIN_SIZE
         )
         guess = max(10, round(0.05 * n_min)) if truncate else None
-        history = [np.linalg.norm(M - S - N) / norm_fro]  # at the start, where L = 0
+        history = [np.linalg.norm(M - SN) / norm_fro]  # at the start, where L = 0
         rank = previous_rank = Vt = None
         svds, converged = [], False
         for _ in range(self.max_iter):
@@ -534,18 +548,19 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             # once the rank has settled, the singular vectors move little: start from them
             start = Vt if rank and rank == previous_rank else None
             U, shrunk, Vt, step_svds = thresholded_svd(  # eq. (rpca-L-step)
-                shifted - S - N, 1.0 / mu, rank_guess=guess, start=start, random_state=rng
+                shifted - SN, 1.0 / mu, rank_guess=guess, start=start, random_state=rng
             )
             previous_rank, rank = rank, shrunk.size
             L = (U * shrunk) @ Vt
             svds += step_svds
-            S_and_N_previous = S + N
+            SN_previous = SN
             # eq. (rpca-S-step), with the noise eq. (rpca-SN-step)
-            S, N = sparse_and_noise_step(shifted - L, lam / mu, noise)
-            residual = M - L - S - N
+            S, SN = sparse_and_noise_sum(shifted - L, lam / mu, noise)
+            residual = M - L
+            residual -= SN
             Y += mu * residual
             # Y + μ(S + N - S_previous - N_previous) is in ∂‖L‖_*: the L-step's optimality
-            dual_residual = mu * np.linalg.norm(S + N - S_and_N_previous)
+            dual_residual = mu * np.linalg.norm(SN - SN_previous)
             mu = min(mu * self.rho, mu_max)
             history.append(np.linalg.norm(residual) / norm_fro)
             if truncate:

@@ -37,6 +37,7 @@ from pcalib.robust_pca import (
     predict_rank,
     singular_value_threshold,
     sparse_and_noise_step,
+    sparse_and_noise_sum,
     thresholded_svd,
     weighted_row_fits,
 )
@@ -1791,3 +1792,14 @@ def test_stable_pcp_follows_the_units_of_X():
     scaled = RobustPCA(noise_level=1000 * delta, rho=1.0, random_state=0).fit(1000 * M)
     assert scaled.n_iter_ == base.n_iter_
     np.testing.assert_allclose(scaled.low_rank_, 1000 * base.low_rank_, rtol=0, atol=1e-9 * 1000)
+
+
+@pytest.mark.parametrize("delta", [0.0, 0.5, 3.0])
+def test_sparse_and_noise_sum_is_s_and_s_plus_n(delta):
+    T = np.random.default_rng(81).standard_normal((12, 9)) * 2.0
+    S, SN = sparse_and_noise_sum(T, 0.4, delta)
+    S_step, N_step = sparse_and_noise_step(T, 0.4, delta)
+    np.testing.assert_array_equal(S, S_step)
+    np.testing.assert_allclose(SN, S_step + N_step, rtol=0, atol=1e-15)
+    if delta == 0.0:  # no noise: S + N is S, entry by entry the soft threshold
+        np.testing.assert_array_equal(SN, np.sign(T) * np.maximum(np.abs(T) - 0.4, 0.0))
