@@ -25,11 +25,14 @@ $(STAMP): requirements.txt pyproject.toml
 
 # Build the HTML from scratch (every chapter executed), warnings are errors.
 # The log, with each chapter's execution time, is kept in _build/book.log
-# (tests/test_build_log.py checks it is free of warnings).
+# (tests/test_build_log.py checks it is free of warnings). The chapters execute
+# two at a time (BOOK_JOBS, book/_ext/build_book.py), each kernel on one BLAS
+# thread, so that the two share the machine's two cores instead of fighting over them.
 book: $(STAMP)
 	rm -rf $(HTML) _build/.doctrees _build/jupyter_execute
 	mkdir -p _build
-	set -o pipefail; $(BIN)/jupyter-book build . --all -W -n --keep-going 2>&1 | tee _build/book.log
+	set -o pipefail; OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 \
+	  $(BIN)/python book/_ext/build_book.py build . --all -W -n --keep-going 2>&1 | tee _build/book.log
 	@echo "The book is at $(abspath $(HTML)/index.html)"
 
 # Every test: unit tests of pcalib, doctests, chapter/reference-notebook sync,
