@@ -36,9 +36,19 @@ book: $(STAMP)
 	@echo "The book is at $(abspath $(HTML)/index.html)"
 
 # Every test: unit tests of pcalib, doctests, chapter/reference-notebook sync,
-# nbval on the reference notebooks, the rendered book in Chromium.
+# nbval on the reference notebooks, then the two browser tests side by side (the
+# rendered book waits on Chromium more than it computes; JupyterLab runs the
+# chapters): the rendered book's report goes to _build/test_rendered_book.log and
+# is printed when both are done; either failing fails the target.
+BROWSER_TESTS := tests/test_rendered_book.py tests/test_jupyterlab.py
 test: lint book
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(addprefix --ignore=,$(BROWSER_TESTS))
+	$(BIN)/python -m pytest tests/test_rendered_book.py > _build/test_rendered_book.log 2>&1 & \
+	  rendered=$$!; \
+	  $(BIN)/python -m pytest tests/test_jupyterlab.py; lab=$$?; \
+	  wait $$rendered; rendered=$$?; \
+	  cat _build/test_rendered_book.log; \
+	  test $$lab -eq 0 && test $$rendered -eq 0
 
 # ruff's lint (numpydoc docstring rules for pcalib's public API) and format check.
 lint: $(STAMP)
