@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 from sklearn.exceptions import ConvergenceWarning
-from test_robust_pca import RECOVERY_SIZES, planted_problem
+from test_robust_pca import RECOVERY_SIZES, planted_problem, recovery_problems
 from threadpoolctl import threadpool_limits
 
 from pcalib import AltProjResult, RobustPCA, altproj
@@ -30,9 +30,7 @@ def single_threaded_blas():
 def recovery():
     """``{n: (M, L, S, support, rank, altproj result, RobustPCA fit)}``, rank and corruption 5 %."""
     out = {}
-    for n in RECOVERY_SIZES:
-        rank = round(0.05 * n)
-        M, L, S, support = planted_problem(n, rank, 0.05, seed=n)
+    for n, rank, M, L, S, support in recovery_problems():
         result = altproj(M, rank, tol=1e-9, random_state=0)
         pcp = RobustPCA(random_state=0).fit(M)
         out[n] = (M, L, S, support, rank, result, pcp)

@@ -211,13 +211,18 @@ RECOVERY_SIZES = (200, 400)
 SVD_SOLVERS = ("full", "auto", "randomized")
 
 
+def recovery_problems():
+    """``(n, rank, M, L, S, support)`` for each of the :data:`RECOVERY_SIZES`."""
+    for n in RECOVERY_SIZES:
+        rank = round(0.05 * n)
+        yield (n, rank, *planted_problem(n, rank, 0.05, seed=n))
+
+
 @pytest.fixture(scope="module")
 def recovery():
     """``{n: (M, L, S, support, rank, {svd_solver: fitted model})}``."""
     out = {}
-    for n in RECOVERY_SIZES:
-        rank = round(0.05 * n)
-        M, L, S, support = planted_problem(n, rank, 0.05, seed=n)
+    for n, rank, M, L, S, support in recovery_problems():
         models = {
             svd_solver: RobustPCA(svd_solver=svd_solver, random_state=0).fit(M)
             for svd_solver in SVD_SOLVERS
