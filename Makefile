@@ -8,7 +8,7 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # bash, for `set -o pipefail` when the build's output is also written to a log.
 SHELL  := /bin/bash
 
-.PHONY: book test lint golden lab bench venv clean
+.PHONY: book test lint golden lab lab-source bench venv clean
 
 venv: $(STAMP)
 
@@ -29,7 +29,7 @@ $(STAMP): requirements.txt pyproject.toml
 # two at a time (BOOK_JOBS, book/_ext/build_book.py), each kernel on one BLAS
 # thread, so that the two share the machine's two cores instead of fighting over them.
 book: $(STAMP)
-	rm -rf $(HTML) _build/.doctrees _build/jupyter_execute
+	rm -rf $(HTML) _build/.doctrees _build/jupyter_execute $(NOTEBOOKS)
 	mkdir -p _build
 	set -o pipefail; OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 \
 	  $(BIN)/python book/_ext/build_book.py build . --all -W -n --keep-going 2>&1 | tee _build/book.log
@@ -59,13 +59,24 @@ lint: $(STAMP)
 golden: $(STAMP)
 	$(BIN)/python tests/golden.py
 
-# Open the chapters in JupyterLab; jupytext opens each .md as a notebook and
-# jupyterlab-myst renders its MyST. The settings: chapters open as notebooks; no
-# news or update checks (a popup, and a network request). tests/test_jupyterlab.py
-# starts JupyterLab with this same LAB_SETTINGS line (keep it one line of JSON).
+# Open the book in JupyterLab: the notebooks `make book` writes to _build/notebooks
+# (book/_ext/reader_notebooks.py: glued numbers, citations, cross-references,
+# equation numbers and listings resolved as in the book; jupyterlab-myst renders
+# the rest). `make lab-source` opens the chapters' sources instead, each .md as a
+# notebook through jupytext, for editing. The settings: .md files open as
+# notebooks; no news or update checks (a popup, and a network request).
+# tests/test_jupyterlab.py starts JupyterLab with this same LAB_SETTINGS line
+# (keep it one line of JSON).
+NOTEBOOKS := _build/notebooks
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 LAB_SETTINGS := {"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}}, "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}
 lab: $(STAMP)
+	test -d $(NOTEBOOKS) || $(MAKE) book
+	mkdir -p $(dir $(LAB_OVERRIDES))
+	echo '$(LAB_SETTINGS)' > $(LAB_OVERRIDES)
+	$(BIN)/jupyter lab --notebook-dir=$(NOTEBOOKS) $(ROOT_FLAG)
+
+lab-source: $(STAMP)
 	mkdir -p $(dir $(LAB_OVERRIDES))
 	echo '$(LAB_SETTINGS)' > $(LAB_OVERRIDES)
 	$(BIN)/jupyter lab --notebook-dir=book $(ROOT_FLAG)

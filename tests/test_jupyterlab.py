@@ -1,20 +1,28 @@
-"""The chapters in JupyterLab, opened and run as a reader runs them after ``make lab``.
+"""The book in JupyterLab, opened and run as a reader runs it after ``make lab``.
 
-Starts ``jupyter lab`` on 127.0.0.1 with a token and the settings that ``make lab``
-writes (read from the Makefile's ``LAB_SETTINGS`` line), on a copy of ``book/`` so
-that nothing can save over a chapter. User settings, workspaces, configuration and
-runtime files go to a temporary directory, so the reader's own JupyterLab state is
-neither used nor touched. Headless Chromium opens every chapter from the file
-browser (jupytext opens the ``.md`` as a notebook, jupyterlab-myst renders its MyST),
-runs Run > Run All Cells, waits for the kernel to be idle and checks what is on the
-screen: no error or warning output, no MyST source (a role, a fence, ``:label:``)
-in the rendered text, the maths typeset by KaTeX with no raw TeX left, no news popup.
+``make lab`` opens the notebooks that ``make book`` writes to ``_build/notebooks``
+(``book/_ext/reader_notebooks.py``). This test starts ``jupyter lab`` on 127.0.0.1
+with a token and the settings that ``make lab`` writes (read from the Makefile's
+``LAB_SETTINGS`` line), on a copy of those notebooks, so that nothing is saved over
+them. User settings, workspaces, configuration and runtime files go to a temporary
+directory, so the reader's own JupyterLab state is neither used nor touched.
+Headless Chromium opens every page from the file browser, runs Run > Run All
+Cells, waits for the kernel to be idle and checks what is on the screen against
+the rendered book of the same build (``_build/html``):
+
+* no error or warning output, no news popup;
+* no MyST source (a role, a fence, ``:label:``) and no key of the source (a glued
+  value's key, a citation key, a label) in the rendered text;
+* the maths typeset by KaTeX with no raw TeX left, and the equation numbers the
+  book's, in the book's order;
+* the listings of pcalib's code shown, and every entry of the page's bibliography.
 
 Chromium is Debian's (``apt-get install chromium``); Playwright never downloads a
 browser here. Without it the tests skip with a message, except under CI
 (``CI=true``), where a missing browser is a failure.
 """
 
+import html
 import json
 import os
 import re
@@ -27,7 +35,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-import jupytext
+import nbformat
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import sync_playwright
@@ -35,8 +43,10 @@ from test_rendered_book import LAUNCH_ARGS, _require_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
+NOTEBOOKS = ROOT / "_build" / "notebooks"
+HTML = ROOT / "_build" / "html" / "book"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHAPTERS = sorted(p.name for p in BOOK.glob("*.md"))
+PAGES = sorted(p.stem for p in BOOK.glob("*.md"))
 RUN_TIMEOUT_S = 600  # one chapter's Run All: 10-30 s alone, minutes on a loaded machine
 START_TIMEOUT_S = 90
 
@@ -64,9 +74,11 @@ def _log_tail(log_path, lines=30):
 def lab_server(tmp_path_factory):
     """A JupyterLab server on a copy of the book; yields its URL with the token."""
     _require_chromium()
+    if not NOTEBOOKS.is_dir() or not HTML.is_dir():
+        pytest.fail("the book is not built: run `make book` first")
     tmp = tmp_path_factory.mktemp("jupyterlab")
-    notebook_dir = tmp / "book"
-    shutil.copytree(BOOK, notebook_dir)
+    notebook_dir = tmp / "notebooks"
+    shutil.copytree(NOTEBOOKS, notebook_dir)
     app_settings = tmp / "app-settings"
     app_settings.mkdir()
     (app_settings / "overrides.json").write_text(json.dumps(_lab_settings()))
@@ -159,7 +171,7 @@ def lab(lab_server):
 # Run once the chapter has run. Looks at what is on screen: the text nodes of the
 # rendered markdown outside KaTeX and code (the hidden editors of markdown cells
 # hold the source and are skipped), and the outputs on stderr (errors, warnings).
-SCREEN_CHECKS = r"""(panel) => {
+SCREEN_CHECKS = r"""([panel, keys]) => {
     const visible = el => el.checkVisibility();
     const cells = [...panel.querySelectorAll(".jp-Cell")];
     const rendered = cells.filter(c => c.classList.contains("jp-MarkdownCell"))
@@ -173,15 +185,23 @@ SCREEN_CHECKS = r"""(panel) => {
         "begin", "end",
     ].join("|");
     const tex = new RegExp("\\$[A-Za-z\\\\{]|[A-Za-z}]\\$|\\\\(" + commands + ")(?![A-Za-z])");
-    const mystSource = [], rawTex = [];
+    const mystSource = [], rawTex = [], sourceKeys = [];
+    const key = keys.length ? new RegExp("(?<![\\w-])(" + keys.join("|") + ")(?![\\w-])") : null;
+    // All the rendered text, shown or folded (a solution, a dropdown).
+    const allText = rendered.map(root => {
+        const copy = root.cloneNode(true);
+        copy.querySelectorAll(skip).forEach(el => el.remove());
+        return copy.textContent;
+    }).join("\n");
     for (const root of rendered) {
         const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
         for (let node = walker.nextNode(); node; node = walker.nextNode()) {
             const parent = node.parentElement;
             if (!parent || parent.closest(skip) || !visible(parent)) continue;
             const text = node.textContent;
-            for (const [pattern, found] of [[source, mystSource], [tex, rawTex]]) {
-                const match = text.match(pattern);
+            const checks = [[source, mystSource], [tex, rawTex], [key, sourceKeys]];
+            for (const [pattern, found] of checks) {
+                const match = pattern && text.match(pattern);
                 if (match) {
                     const start = Math.max(0, match.index - 40);
                     found.push(text.slice(start, match.index + 40).replace(/\s+/g, " ").trim());
@@ -200,7 +220,11 @@ SCREEN_CHECKS = r"""(panel) => {
             .map(el => el.textContent.trim().slice(0, 300)),
         done: codeCells.filter(c => /\[\d+\]/.test(prompt(c))).length,
         codeCells: codeCells.length,
-        mystSource, rawTex,
+        mystSource, rawTex, sourceKeys, allText,
+        // The equation numbers KaTeX shows (\tag), in order.
+        tags: rendered.flatMap(el => [...el.querySelectorAll(".katex-display .tag")])
+            .map(tag => tag.textContent.trim()),
+        listings: rendered.flatMap(el => [...el.querySelectorAll("pre")]).filter(visible).length,
         newsPopup: document.body.innerText.includes("official Jupyter news"),
     };
 }"""
@@ -228,14 +252,42 @@ RUN_STATE = r"""(panel) => {
 
 
 def _uses_maths(path):
-    """Whether the chapter's markdown has maths to typeset ($...$ or a math directive)."""
+    """Whether the page's markdown has maths to typeset ($...$ or a math directive)."""
     return bool(re.search(r"\$[^$\n]+\$|```\{math\}", path.read_text()))
 
 
 def _cells_expected(path):
-    """(cells, code cells) of the chapter read as a notebook, as jupytext reads it."""
-    cells = jupytext.read(path).cells
+    """(cells, code cells) of the notebook."""
+    cells = nbformat.read(path, as_version=4).cells
     return len(cells), sum(cell.cell_type == "code" for cell in cells)
+
+
+def _source_keys(page):
+    """The keys of the page's source that the reader must never see.
+
+    Glued values' keys, citation keys, labels of equations, figures, sections and exercises.
+    """
+    source = (BOOK / f"{page}.md").read_text()
+    keys = set(re.findall(r"\{glue(?::text)?\}`([\w-]+)", source))
+    for citation in re.findall(r"\{cite(?::[pt])?\}`([^`]+)`", source):
+        keys.update(re.sub(r"\{[^}]*\}", "", key).strip() for key in citation.split(","))
+    for match in re.finditer(r"^:label: *(\S+)|^ *name: *(\S+)|^\(([^)\s]+)\)=$", source, re.M):
+        keys.add(next(group for group in match.groups() if group))
+    return sorted(key for key in keys if "-" in key)
+
+
+def _book_page(page):
+    """What the rendered book shows of the page: its equation numbers, bibliography labels."""
+    source = (HTML / f"{page}.html").read_text()
+    article = source[source.index("<article") : source.index("</article>")]
+    labels = re.findall(
+        r'<span class="label"><span class="fn-bracket">\[</span>(.*?)<span class="fn-bracket">',
+        article,
+    )
+    return {
+        "equations": [f"({n})" for n in re.findall(r'<span class="eqno">\(([\d.]+)\)', article)],
+        "bibliography": [html.unescape(re.sub(r"<[^>]+>", "", label)) for label in labels],
+    }
 
 
 def _state(page):
@@ -276,16 +328,12 @@ def _close_and_shut_down(page):
 def _open_and_run(page, book, chapter):
     """Open ``chapter`` from the file browser, Run All; return (seconds, screen checks)."""
     n_cells, n_code = _cells_expected(book / chapter)
+    keys = _source_keys(Path(chapter).stem)
     name = re.compile(f"^{re.escape(chapter)}$")
     page.locator(".jp-DirListing-itemText", has_text=name).dblclick()
     page.wait_for_selector(f"{CURRENT_PANEL} .jp-Cell")
     tab = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current")
     assert tab.inner_text().strip() == chapter
-    if "kernelspec:" not in (book / chapter).read_text():
-        # A page without a jupytext header (no code) names no kernel: JupyterLab
-        # asks which one, and the reader takes the one offered (Python 3).
-        page.wait_for_selector('.jp-Dialog:has-text("Select Kernel")')
-        page.click(".jp-Dialog .jp-Dialog-button.jp-mod-accept")
     _wait_for_state(page, f"s.allCells === {n_cells} && s.kernelReady", timeout_s=180)
     started = time.monotonic()
     _run_all(page)
@@ -296,17 +344,20 @@ def _open_and_run(page, book, chapter):
     except PlaywrightTimeoutError:
         pytest.fail(f"Run All not finished after {RUN_TIMEOUT_S} s: {_state(page)}")
     seconds = time.monotonic() - started
-    result = page.evaluate(f"() => ({SCREEN_CHECKS})(document.querySelector('{CURRENT_PANEL}'))")
+    result = page.evaluate(
+        f"(keys) => ({SCREEN_CHECKS})([document.querySelector('{CURRENT_PANEL}'), keys])", keys
+    )
     result["codeCellsExpected"] = n_code
     _close_and_shut_down(page)
     return seconds, result
 
 
-@pytest.mark.parametrize("chapter", CHAPTERS)
-def test_chapter_runs_and_renders_in_jupyterlab(lab, chapter, tmp_path):
-    page, external, book = lab
+@pytest.mark.parametrize("name", PAGES)
+def test_page_runs_and_renders_in_jupyterlab(lab, name, tmp_path):
+    page, external, notebooks = lab
+    chapter = f"{name}.ipynb"
     try:
-        seconds, result = _open_and_run(page, book, chapter)
+        seconds, result = _open_and_run(page, notebooks, chapter)
     except Exception:
         # What was on the screen: the picture, and the text of any dialog.
         page.screenshot(path=tmp_path / "jupyterlab.png")
@@ -325,7 +376,24 @@ def test_chapter_runs_and_renders_in_jupyterlab(lab, chapter, tmp_path):
     )
     assert result["markdownCells"] > 0, f"{chapter}: no rendered markdown cell"
     assert not result["mystSource"], f"{chapter}: MyST source on screen: {result['mystSource'][:5]}"
+    assert not result["sourceKeys"], (
+        f"{chapter}: keys of the source on screen: {result['sourceKeys'][:5]}"
+    )
     assert not result["rawTex"], f"{chapter}: TeX source on screen: {result['rawTex'][:5]}"
     assert result["katexErrors"] == 0, f"{chapter}: {result['katexErrors']} KaTeX error(s)"
-    if _uses_maths(book / chapter):
+    source = BOOK / f"{name}.md"
+    if _uses_maths(source):
         assert result["katex"] > 0, f"{chapter}: no typeset maths"
+
+    book = _book_page(name)
+    assert result["tags"] == book["equations"], (
+        f"{chapter}: equation numbers differ from the book's"
+    )
+    # jupyterlab-myst prints typographic apostrophes (d’Aspremont) where the page has d'Aspremont.
+    shown = result["allText"].replace("\u2019", "'")
+    missing = [label for label in book["bibliography"] if f"[{label}]" not in shown]
+    assert not missing, f"{chapter}: bibliography entries not shown: {missing[:5]}"
+    includes = source.read_text().count("{literalinclude}")
+    assert result["listings"] >= includes, (
+        f"{chapter}: {result['listings']} code listings shown, the page includes {includes}"
+    )
