@@ -115,14 +115,14 @@ class Bibliography:
 class PageResolver:
     """Resolves one page's roles and directives from what the build knows."""
 
-    def __init__(self, app, docname, glue, bibliography):
+    def __init__(self, app, docname, glue, bibliography, keyprefix):
         self.env = app.env
         self.config = app.config
         self.docname = docname
         self.glue = glue
         self.bibliography = bibliography
         self.source_dir = Path(app.srcdir, docname).parent
-        self.keyprefix = ""
+        self.keyprefix = keyprefix  # the page bibliography's :keyprefix:, "" without one
         self.cited = set()
 
     # Roles ------------------------------------------------------------------
@@ -318,11 +318,6 @@ def _add_numbering(notebook, chapter):
     first.source = front_matter + first.source
 
 
-def _source_notebook(path):
-    """A page without code (the introduction, the bibliography) as a notebook of markdown."""
-    return jupytext.read(path)
-
-
 def reader_notebook(app, docname, bibliography):
     """The page ``docname`` as a notebook whose markdown JupyterLab shows as the book does."""
     executed = Path(app.outdir).parent / "jupyter_execute" / f"{docname}.ipynb"
@@ -330,11 +325,11 @@ def reader_notebook(app, docname, bibliography):
     if executed.exists():
         notebook = nbformat.read(executed, as_version=4)
     else:
-        notebook = _source_notebook(Path(app.srcdir, f"{docname}.md"))
+        # A page without code (the introduction, the bibliography): its markdown.
+        notebook = jupytext.read(Path(app.srcdir, f"{docname}.md"))
     glue = json.loads(glue_file.read_text()) if glue_file.exists() else {}
-    resolver = PageResolver(app, docname, glue, bibliography)
     prefix = re.search(r"^:keyprefix:\s*(\S+)", "\n".join(c.source for c in notebook.cells), re.M)
-    resolver.keyprefix = prefix[1] if prefix else ""
+    resolver = PageResolver(app, docname, glue, bibliography, prefix[1] if prefix else "")
     cells = []
     for index, cell in enumerate(notebook.cells):
         cell.id = f"{Path(docname).name}-{index}"
