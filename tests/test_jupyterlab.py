@@ -15,6 +15,8 @@ the rendered book of the same build (``_build/html``):
   value's key, a citation key, a label) in the rendered text;
 * the maths typeset by KaTeX with no raw TeX left, and the equation numbers the
   book's, in the book's order;
+* the figures, exercises, theorems, algorithms and sections named by number
+  (captions, titles, references) the ones the book names;
 * the listings of pcalib's code shown, and every entry of the page's bibliography.
 
 Chromium is Debian's (``apt-get install chromium``); Playwright never downloads a
@@ -187,10 +189,14 @@ SCREEN_CHECKS = r"""([panel, keys]) => {
     const tex = new RegExp("\\$[A-Za-z\\\\{]|[A-Za-z}]\\$|\\\\(" + commands + ")(?![A-Za-z])");
     const mystSource = [], rawTex = [], sourceKeys = [];
     const key = keys.length ? new RegExp("(?<![\\w-])(" + keys.join("|") + ")(?![\\w-])") : null;
-    // All the rendered text, shown or folded (a solution, a dropdown).
+    // All the rendered text, shown or folded (a solution, a dropdown), with a line
+    // break after each block, so that a title does not run into the text before it.
+    const blocks = "p, div, li, summary, details, aside, section, header, figcaption, " +
+        "h1, h2, h3, h4, h5, h6, dt, dd, td, th, blockquote";
     const allText = rendered.map(root => {
         const copy = root.cloneNode(true);
         copy.querySelectorAll(skip).forEach(el => el.remove());
+        copy.querySelectorAll(blocks).forEach(el => el.after("\n"));
         return copy.textContent;
     }).join("\n");
     for (const root of rendered) {
@@ -276,17 +282,36 @@ def _source_keys(page):
     return sorted(key for key in keys if "-" in key)
 
 
+# A numbered thing named in the text: "Fig. 4.2", "Exercise 3.7", "Algorithm 4.1".
+NUMBERED = re.compile(
+    r"\b(?:Fig\.|Exercise|Algorithm|Theorem|Proposition|Corollary|Lemma|Definition|Section)"
+    r"\s+\d+\.\d+\b"
+)
+
+
+def _numbered(text):
+    """The numbered things a text names (captions, titles and references), as a set."""
+    return {re.sub(r"\s+", " ", match) for match in NUMBERED.findall(text)}
+
+
 def _book_page(page):
-    """What the rendered book shows of the page: its equation numbers, bibliography labels."""
+    """What the rendered book shows of the page.
+
+    Its equation numbers, bibliography labels, and the numbered things its text names
+    (outside code and outputs).
+    """
     source = (HTML / f"{page}.html").read_text()
     article = source[source.index("<article") : source.index("</article>")]
     labels = re.findall(
         r'<span class="label"><span class="fn-bracket">\[</span>(.*?)<span class="fn-bracket">',
         article,
     )
+    prose = re.sub(r"<pre\b.*?</pre>", " ", article, flags=re.S)
+    prose = html.unescape(re.sub(r"<[^>]+>", "", prose))
     return {
         "equations": [f"({n})" for n in re.findall(r'<span class="eqno">\(([\d.]+)\)', article)],
         "bibliography": [html.unescape(re.sub(r"<[^>]+>", "", label)) for label in labels],
+        "numbered": _numbered(prose),
     }
 
 
@@ -388,6 +413,12 @@ def test_page_runs_and_renders_in_jupyterlab(lab, name, tmp_path):
     book = _book_page(name)
     assert result["tags"] == book["equations"], (
         f"{chapter}: equation numbers differ from the book's"
+    )
+    shown_numbers = _numbered(result["allText"])
+    assert shown_numbers == book["numbered"], (
+        f"{chapter}: figure, exercise, theorem... numbers differ from the book's: only in "
+        f"JupyterLab {sorted(shown_numbers - book['numbered'])[:5]}, only in the book "
+        f"{sorted(book['numbered'] - shown_numbers)[:5]}"
     )
     # jupyterlab-myst prints typographic apostrophes (d’Aspremont) where the page has d'Aspremont.
     shown = result["allText"].replace("\u2019", "'")
