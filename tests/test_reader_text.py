@@ -6,6 +6,7 @@ says "eq. (ppca-loglik)" points the reader at a name they cannot find on the
 page, so code cells and outputs name equations in words, or not at all.
 """
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -86,3 +87,37 @@ def test_broken_wrap_pattern_finds_a_plus_at_a_line_start():
 def test_no_wrapped_line_starts_a_list(chapter):
     found = _broken_wraps(chapter.read_text())
     assert not found, f"{chapter.name}: a wrapped line starts a list item: {found}"
+
+
+def _printed_constants(code):
+    """``print`` calls in ``code`` that print a literal True, False or None.
+
+    Printed after an assert, a typed-in ``True`` reads like faked output: a printed
+    verdict is computed (``bool(error < 1e-10)``) or the measured value is printed.
+    """
+    found = []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "print":
+            for argument in node.args:
+                value = argument.value if isinstance(argument, ast.Constant) else 0
+                if value is None or isinstance(value, bool):
+                    found.append(f"line {node.lineno}: {ast.unparse(node)[:70]}")
+    return found
+
+
+def _python(cell):
+    """A code cell's Python: without its YAML header and IPython magics."""
+    cell = re.sub(r"\A---\n.*?^---\n", "", cell, flags=re.M | re.S)
+    return "\n".join(line for line in cell.splitlines() if not line.startswith(("%", "!")))
+
+
+def test_printed_constant_pattern_finds_a_typed_in_true():
+    code = 'assert ok\nprint("symmetric:", True)\nprint("symmetric:", bool(e < 1e-10), 1)\n'
+    assert _printed_constants(code) == ["line 2: print('symmetric:', True)"]
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
+def test_printed_verdicts_are_computed(chapter):
+    cells = CODE_CELL.findall(chapter.read_text())
+    found = [problem for cell in cells for problem in _printed_constants(_python(cell))]
+    assert not found, f"{chapter.name}: print() of a typed-in True/False/None: {found}"
