@@ -36,16 +36,24 @@ book: $(STAMP)
 	@echo "The book is at $(abspath $(HTML)/index.html)"
 
 # Every test: unit tests of pcalib, doctests, chapter/reference-notebook sync,
-# nbval on the reference notebooks, then the two browser tests side by side (the
-# rendered book waits on Chromium more than it computes; JupyterLab runs the
-# chapters): the rendered book's report goes to _build/test_rendered_book.log and
-# is printed when both are done; either failing fails the target.
+# nbval on the reference notebooks, in TEST_JOBS pytest-xdist workers (each
+# notebook's cells stay on one worker: --dist loadscope); then the two browser
+# tests side by side (the rendered book waits on Chromium more than it computes;
+# JupyterLab runs the chapters): the rendered book's report goes to
+# _build/test_rendered_book.log and is printed when both are done; either failing
+# fails the target. Every process, kernels included, runs one BLAS thread: two
+# workers with OpenBLAS's default threads each oversubscribe two cores, and a
+# chapter's kernel then runs minutes instead of seconds.
 BROWSER_TESTS := tests/test_rendered_book.py tests/test_jupyterlab.py
+TEST_JOBS ?= auto
+ONE_BLAS_THREAD := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 test: lint book
-	$(BIN)/python -m pytest $(addprefix --ignore=,$(BROWSER_TESTS))
-	$(BIN)/python -m pytest tests/test_rendered_book.py > _build/test_rendered_book.log 2>&1 & \
+	$(ONE_BLAS_THREAD) $(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadscope \
+	  $(addprefix --ignore=,$(BROWSER_TESTS))
+	$(ONE_BLAS_THREAD) $(BIN)/python -m pytest tests/test_rendered_book.py \
+	  > _build/test_rendered_book.log 2>&1 & \
 	  rendered=$$!; \
-	  $(BIN)/python -m pytest tests/test_jupyterlab.py; lab=$$?; \
+	  $(ONE_BLAS_THREAD) $(BIN)/python -m pytest tests/test_jupyterlab.py; lab=$$?; \
 	  wait $$rendered; rendered=$$?; \
 	  cat _build/test_rendered_book.log; \
 	  test $$lab -eq 0 && test $$rendered -eq 0

@@ -1281,6 +1281,12 @@ def test_use_before_fit_raises_not_fitted():
         model.get_feature_names_out()
 
 
+def _parameter_id(params):
+    """A test id for a dict of parameters, callables by name (their repr has an address)."""
+    shown = {key: getattr(value, "__name__", value) for key, value in params.items()}
+    return repr(shown)
+
+
 @pytest.mark.parametrize(
     "params, error, message",
     [
@@ -1420,7 +1426,7 @@ def test_use_before_fit_raises_not_fitted():
             r"kernel_params=\{'scale': 2.0\} does not fit the kernel.*unexpected keyword",
         ),
     ],
-    ids=lambda value: repr(value) if isinstance(value, dict) else "",
+    ids=lambda value: _parameter_id(value) if isinstance(value, dict) else "",
 )
 def test_invalid_parameters_are_named(params, error, message):
     X = make_data(20, 3, seed=39)

@@ -404,7 +404,7 @@ ITERATION_CASES = [
 @pytest.mark.parametrize(
     "name, value, error, message",
     ITERATION_CASES,
-    ids=[f"{c[0]}={c[1]!r}" for c in ITERATION_CASES],
+    ids=[f"{c[0]}={getattr(c[1], '__name__', repr(c[1]))}" for c in ITERATION_CASES],
 )
 def test_bad_iteration_parameters(function, name, value, error, message):
     with pytest.raises(error, match=message):
