@@ -15,10 +15,11 @@ nbval fails on it. The rules:
   of an axes lies over another axes (an axis label over the next panel);
 * an axis whose label names a count (k, rank, components, iterations...) has
   integer ticks;
-* two lines of an axes that share line style and marker are told apart by
-  colour for readers with deuteranopia or protanopia too (their colours,
-  simulated with the matrices of Machado, Oliveira and Fernandes 2009 at full
-  severity, are at least ``MIN_CVD_DISTANCE`` apart in CIELAB).
+* two lines of an axes that share line style and marker, or two one-colour
+  scatters that share their marker, are told apart by colour for readers with
+  deuteranopia or protanopia too (their colours, simulated with the matrices of
+  Machado, Oliveira and Fernandes 2009 at full severity, are at least
+  ``MIN_CVD_DISTANCE`` apart in CIELAB).
 """
 
 import re
@@ -26,8 +27,8 @@ from itertools import combinations
 
 import numpy as np
 from matplotlib.backend_bases import FigureCanvasBase
+from matplotlib.collections import PathCollection
 from matplotlib.colors import to_rgb
-from matplotlib.lines import Line2D
 
 MAX_WIDTH_IN = 7.5
 MIN_DPI = 150  # IPython's "retina" format draws at twice the figure's 100 dpi
@@ -149,18 +150,38 @@ def _non_integer_ticks(ax):
     return found
 
 
-def _confusable_lines(ax):
-    lines = [
-        line
+def _series(ax):
+    """The labelled series of an axes: (kind, label, colour, look).
+
+    Lines, and scatters drawn in one colour (a scatter coloured by a value through
+    a colormap is not a series told apart by colour). The look is what tells two
+    series apart besides colour: line style and marker, or the scatter's marker shape.
+    """
+    found = [
+        ("lines", line.get_label(), line.get_color(), (line.get_linestyle(), line.get_marker()))
         for line in ax.get_lines()
-        if isinstance(line, Line2D) and not line.get_label().startswith("_")
+        if not line.get_label().startswith("_")
     ]
+    for points in ax.collections:
+        if not isinstance(points, PathCollection) or points.get_label().startswith("_"):
+            continue
+        faces, edges = points.get_facecolor(), points.get_edgecolor()
+        colours = faces if len(faces) and faces[:, 3].max() > 0 else edges
+        if len(colours) == 1 and points.get_paths():
+            shape = tuple(np.round(points.get_paths()[0].vertices, 3).ravel())
+            found.append(("scatters", points.get_label(), tuple(colours[0][:3]), shape))
+    return found
+
+
+def _confusable_series(ax):
     found = []
-    for a, b in combinations(lines, 2):
-        same_look = a.get_linestyle() == b.get_linestyle() and a.get_marker() == b.get_marker()
-        if same_look and cvd_distance(a.get_color(), b.get_color()) < MIN_CVD_DISTANCE:
+    for (kind_a, label_a, colour_a, look_a), (kind_b, label_b, colour_b, look_b) in combinations(
+        _series(ax), 2
+    ):
+        same_look = kind_a == kind_b and look_a == look_b
+        if same_look and cvd_distance(colour_a, colour_b) < MIN_CVD_DISTANCE:
             found.append(
-                f"lines {a.get_label()!r} and {b.get_label()!r} differ only by colours that "
+                f"{kind_a} {label_a!r} and {label_b!r} differ only by colours that "
                 "readers with red-green colour blindness cannot tell apart"
             )
     return found
@@ -185,7 +206,7 @@ def problems(fig, dpi):
     axes = [ax for ax in fig.axes if ax.get_visible()]
     for ax in axes:
         where = f"axes {ax.get_title()!r}" if ax.get_title() else f"axes {axes.index(ax) + 1}"
-        for problem in _overlaps(ax, renderer) + _non_integer_ticks(ax) + _confusable_lines(ax):
+        for problem in _overlaps(ax, renderer) + _non_integer_ticks(ax) + _confusable_series(ax):
             found.append(f"{where}: {problem}")
     found += _texts_over_other_axes(axes, renderer)
     return found

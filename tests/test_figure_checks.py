@@ -128,3 +128,14 @@ def test_the_hidden_ticks_of_image_panels_are_not_texts():
         assert problems(fig, RETINA) == []
     finally:
         plt.close(fig)
+
+
+def test_scatters_in_red_and_green_alone_are_caught_and_markers_mend_them(figure):
+    fig, ax = figure
+    ax.scatter([0, 1], [0, 1], color="tab:red", label="σ² = 4")
+    green = ax.scatter([0, 1], [1, 0], color="tab:green", label="σ² = 1")
+    ax.scatter([0, 1], [0.5, 0.5], c=[0.0, 1.0], cmap="viridis", label="by value")
+    assert any("scatters 'σ² = 4' and 'σ² = 1'" in p for p in problems(fig, RETINA))
+    green.remove()
+    ax.scatter([0, 1], [1, 0], color="tab:green", marker="s", label="σ² = 1")
+    assert problems(fig, RETINA) == []
