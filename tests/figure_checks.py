@@ -204,8 +204,8 @@ def problems(fig, dpi):
             f"{MAX_WIDTH_IN} and the crop's margins"
         )
     axes = [ax for ax in fig.axes if ax.get_visible()]
-    for ax in axes:
-        where = f"axes {ax.get_title()!r}" if ax.get_title() else f"axes {axes.index(ax) + 1}"
+    for number, ax in enumerate(axes, start=1):
+        where = f"axes {ax.get_title()!r}" if ax.get_title() else f"axes {number}"
         for problem in _overlaps(ax, renderer) + _non_integer_ticks(ax) + _confusable_series(ax):
             found.append(f"{where}: {problem}")
     found += _texts_over_other_axes(axes, renderer)
