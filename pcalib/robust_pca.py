@@ -973,8 +973,10 @@ def l1_low_rank(X, n_components, *, max_iter=500, tol=1e-6):
     tol : float, default=1e-6
         Stop when the L1 loss decreases by less than ``tol`` times its
         starting value in one sweep (relative to the start, so that a loss
-        converging to 0 on exact data also stops), or reaches 0; ``tol=0``
-        runs exactly ``max_iter`` sweeps.
+        converging to 0 on exact data also stops), or reaches the rounding
+        level ``max(n, d) · eps · Σ|x_ij|`` of an exact fit (at the start too,
+        as for ``k = min(n, d)`` with ``n ≥ d``); ``tol=0`` runs exactly
+        ``max_iter`` sweeps.
 
     Returns
     -------
@@ -998,8 +1000,14 @@ def l1_low_rank(X, n_components, *, max_iter=500, tol=1e-6):
     Z = (X - offset) @ W
     ones = np.ones((X.shape[0], 1))
     history = [np.abs(X - offset - Z @ W.T).sum()]
+    # an L1 loss at this level is an exact fit up to rounding: weights 1/|r| of
+    # rounding noise would only make the weighted least squares ill-conditioned
+    exact = max(X.shape) * np.finfo(np.float64).eps * np.abs(X).sum()
     converged = False
     for _ in range(max_iter):
+        if tol > 0 and history[-1] <= exact:
+            converged = True
+            break
         weights = irls_weights(X - offset - Z @ W.T, axis=None)
         Z = weighted_row_fits(X - offset, W, weights)
         design = np.hstack([Z, ones])

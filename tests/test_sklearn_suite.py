@@ -117,7 +117,8 @@ def read_expected(path=EXPECTED):
     ``fnmatch`` pattern per line. Blank lines and ``#`` comments are ignored.
     A reason that starts with ``either:`` marks tests whose outcome is random
     by construction (they compare two equal numbers with a strict inequality
-    on unseeded data): they may pass or fail.
+    on unseeded data, or two fits that rounding alone tells apart): they may
+    pass or fail.
     """
     patterns = {}
     reason = None
