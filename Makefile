@@ -8,7 +8,7 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # bash, for `set -o pipefail` when the build's output is also written to a log.
 SHELL  := /bin/bash
 
-.PHONY: book test lint golden lab lab-source bench venv clean
+.PHONY: book rebuild unit test test-portable lint golden lab lab-source bench venv clean
 
 venv: $(STAMP)
 
@@ -23,33 +23,59 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -c "import matplotlib.pyplot"
 	touch $(STAMP)
 
-# Build the HTML from scratch (every chapter executed), warnings are errors.
-# The log, with each chapter's execution time, is kept in _build/book.log
-# (tests/test_build_log.py checks it is free of warnings). The chapters execute
-# two at a time (BOOK_JOBS, book/_ext/build_book.py), each kernel on one BLAS
-# thread, so that the two share the machine's two cores instead of fighting over them.
+# Build the HTML (every chapter executed; warnings are errors), unless the build
+# in _build is current: book/_ext/build_key.py hashes what a build reads (book/,
+# pcalib/, _static/, _config.yml, _toc.yml, requirements.txt, pyproject.toml and
+# the Python version), and a finished build records that key in $(BOOK_KEY).
+# `make rebuild` builds anew whatever the key.
+BOOK_KEY := _build/book-key.txt
 book: $(STAMP)
-	rm -rf $(HTML) _build/.doctrees _build/jupyter_execute $(NOTEBOOKS)
-	mkdir -p _build
-	set -o pipefail; OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 \
-	  $(BIN)/python book/_ext/build_book.py build . --all -W -n --keep-going 2>&1 | tee _build/book.log
+	@if $(BIN)/python book/_ext/build_key.py --check $(BOOK_KEY); then \
+	  echo "The book in $(HTML) was built from these sources: not rebuilt (make rebuild forces it)."; \
+	else $(MAKE) --no-print-directory rebuild; fi
 	@echo "The book is at $(abspath $(HTML)/index.html)"
 
-# Every test: unit tests of pcalib, doctests, chapter/reference-notebook sync,
-# nbval on the reference notebooks, in TEST_JOBS pytest-xdist workers (each
-# notebook's cells stay on one worker: --dist loadscope); then the two browser
-# tests side by side (the rendered book waits on Chromium more than it computes;
-# JupyterLab runs the chapters): the rendered book's report goes to
-# _build/test_rendered_book.log and is printed when both are done; either failing
-# fails the target. Every process, kernels included, runs one BLAS thread: two
-# workers with OpenBLAS's default threads each oversubscribe two cores, and a
-# chapter's kernel then runs minutes instead of seconds.
+# The build itself. Its log, with each chapter's execution time, is kept in
+# _build/book.log (tests/test_build_log.py checks it is free of warnings). The
+# chapters execute two at a time (BOOK_JOBS, book/_ext/build_book.py), each
+# kernel on one BLAS thread, so that the two share the machine's two cores
+# instead of fighting over them. The key is taken before the build starts, so an
+# edit made during the build makes the next `make book` build again.
+rebuild: $(STAMP)
+	rm -rf $(HTML) _build/.doctrees _build/jupyter_execute $(NOTEBOOKS) $(BOOK_KEY)
+	mkdir -p _build
+	set -o pipefail; key=$$($(BIN)/python book/_ext/build_key.py) && \
+	  OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 \
+	  $(BIN)/python book/_ext/build_book.py build . --all -W -n --keep-going 2>&1 \
+	  | tee _build/book.log && echo $$key > $(BOOK_KEY)
+
+# Tests that read the built book, and the browser tests (which also need Chromium).
+BOOK_TESTS := tests/test_build_log.py tests/test_reader_notebooks.py
 BROWSER_TESTS := tests/test_rendered_book.py tests/test_jupyterlab.py
+NEEDS_BOOK := tests/notebooks $(BOOK_TESTS) $(BROWSER_TESTS)
 TEST_JOBS ?= auto
+# Every test process, kernels included, runs one BLAS thread: two pytest workers
+# with OpenBLAS's default threads each oversubscribe two cores, and a chapter's
+# kernel then runs minutes instead of seconds.
 ONE_BLAS_THREAD := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
-test: lint book
-	$(ONE_BLAS_THREAD) $(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadscope \
-	  $(addprefix --ignore=,$(BROWSER_TESTS))
+PYTEST := $(ONE_BLAS_THREAD) $(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadscope
+
+# The fast tests, no book: lint, then pcalib's unit, property and doctests, the
+# vocabulary and API tests, scikit-learn's estimator checks and its own test files
+# run against pcalib, and the checks of the chapters' text against their
+# reference notebooks (sync, glue precision, prose numbers), in TEST_JOBS
+# pytest-xdist workers.
+unit: lint
+	$(PYTEST) $(addprefix --ignore=,$(NEEDS_BOOK))
+
+# Every test: `make unit`, the book (built only if it is not current), nbval on
+# the reference notebooks (each notebook's cells on one worker: --dist loadscope)
+# and the tests of the build; then the two browser tests side by side (the
+# rendered book waits on Chromium more than it computes; JupyterLab runs the
+# chapters): the rendered book's report goes to _build/test_rendered_book.log and
+# is printed when both are done; either failing fails the target.
+test: unit book
+	$(PYTEST) tests/notebooks $(BOOK_TESTS)
 	$(ONE_BLAS_THREAD) $(BIN)/python -m pytest tests/test_rendered_book.py \
 	  > _build/test_rendered_book.log 2>&1 & \
 	  rendered=$$!; \
@@ -57,6 +83,15 @@ test: lint book
 	  wait $$rendered; rendered=$$?; \
 	  cat _build/test_rendered_book.log; \
 	  test $$lab -eq 0 && test $$rendered -eq 0
+
+# The unit tests and nbval under every OpenBLAS kernel this CPU can run, at 1 and
+# 2 BLAS threads (tests/portability.py; KERNELS=Prescott,Haswell and THREADS=1
+# choose fewer): prints the kernels it cannot run here and why, and a table of
+# failures per kernel and thread count.
+KERNELS ?=
+THREADS ?= 1,2
+test-portable: $(STAMP)
+	$(BIN)/python tests/portability.py $(if $(KERNELS),--kernels $(KERNELS)) --threads $(THREADS)
 
 # ruff's lint (numpydoc docstring rules for pcalib's public API) and format check.
 lint: $(STAMP)

@@ -51,3 +51,17 @@ def test_the_makefile_and_pyproject_agree_on_the_minimum():
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert pyproject["project"]["requires-python"] == ">=3.11"
     assert "sys.version_info[:2] >= (3, 11)" in _check_code()
+
+
+def _make_variable(name):
+    match = re.search(rf"^{name} := (.+)$", (ROOT / "Makefile").read_text(), re.M)
+    assert match, f"the Makefile defines no {name}"
+    return match.group(1).split()
+
+
+def test_the_portability_run_leaves_out_the_book_tests_as_make_test_does():
+    import portability
+
+    book_tests = _make_variable("BOOK_TESTS") + _make_variable("BROWSER_TESTS")
+    assert sorted(portability.BOOK_TESTS) == sorted(book_tests)
+    assert all((ROOT / path).is_file() for path in book_tests)
