@@ -336,12 +336,20 @@ def elastic_net(X, y, *, l1_penalty, l2_penalty, max_iter=1000, tol=1e-10):
     check_positive_float(tol, name="tol")
     a, b = binary_exponent(X), binary_exponent(y)
     X_unit, y_unit = np.ldexp(X, -a), np.ldexp(y, -b)
+    with np.errstate(over="ignore"):
+        penalties = np.ldexp(l1_penalty, -a - b), np.ldexp(l2_penalty, -2 * a)
+    if not np.all(np.isfinite(penalties)):
+        raise ValueError(
+            f"l1_penalty={l1_penalty:g} and l2_penalty={l2_penalty:g} are too large for the "
+            f"scale of X and y (largest entries {np.abs(X).max():.3g} and "
+            f"{np.abs(y).max():.3g}): measured in their units, the penalties overflow float64. "
+            "The penalties scale as X y and X^2: rescale them with the data."
+        )
     beta, n_iter = active_set_descent(
         X_unit.T @ X_unit,
         X_unit.T @ y_unit,
         np.zeros(X.shape[1]),
-        np.ldexp(l1_penalty, -a - b),
-        np.ldexp(l2_penalty, -2 * a),
+        *penalties,
         max_iter=max_iter,
         tol=tol,
     )

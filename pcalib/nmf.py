@@ -1243,7 +1243,7 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 raise ValueError(f"alpha_H must be a number >= 0 or 'same'; got {self.alpha_H!r}.")
             check_non_negative_float(self.alpha_H, name="alpha_H")
         check_fraction(self.l1_ratio, name="l1_ratio")
-        if self.extrapolate != "auto":
+        if not (isinstance(self.extrapolate, str) and self.extrapolate == "auto"):
             check_bool(self.extrapolate, name="extrapolate")
             if self.extrapolate and self.solver != "cd":
                 raise ValueError(f"extrapolate=True needs solver='cd'; got solver={self.solver!r}.")
