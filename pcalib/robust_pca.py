@@ -320,7 +320,8 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         Starting penalty ``μ₀``, in units of ``1 / X``; None means
         ``1.25 / ‖M‖₂`` (Lin, Chen and Ma) for a growing ``μ`` (``rho > 1``)
         and ``n₁n₂ / (4‖M‖₁)`` (Candès et al.) for a fixed one
-        (``rho=1``). With the defaults the fit follows
+        (``rho=1``); a given ``μ₀`` times the largest ``|X|`` must lie between
+        about ``2**-400`` and ``2**400``. With the defaults the fit follows
         the units of ``X``: ``c X`` gives ``low_rank_`` and ``sparse_`` times
         ``c``, ``mu_`` divided by ``c`` and the same iterations.
     rho : float, default=1.5
