@@ -7,7 +7,7 @@
 * :func:`soft_threshold`, the proximal operator of the L1 norm (chapter 5,
   eq. ``eq-spca-soft``; chapters 6 and 7);
 * :func:`power_of_four_scale`, the unit in which an estimator can work on data
-  of any magnitude.
+  of any magnitude, and :func:`times_scale_power`, which converts results back.
 
 An eigenvector or singular vector is defined only up to its sign. pcalib fixes
 it: in every component the entry of largest absolute value is positive (on a
@@ -18,7 +18,14 @@ the solver, the machine or the run.
 import numpy as np
 import scipy.linalg
 
-from ._validation import as_generator, check_non_negative_float
+from ._validation import (
+    as_float_array,
+    as_float_matrix,
+    as_generator,
+    check_finite,
+    check_finite_float,
+    check_non_negative_float,
+)
 
 # Below this order, or when at least half of the spectrum is wanted, the full
 # divide-and-conquer eigendecomposition beats LAPACK's partial one (MRRR),
@@ -31,8 +38,8 @@ def flip_signs(components):
 
     Parameters
     ----------
-    components : ndarray of shape (k, n_features)
-        Principal axes as rows.
+    components : array-like of shape (k, n_features)
+        Principal axes as rows: finite real numbers, never modified.
 
     Returns
     -------
@@ -42,6 +49,7 @@ def flip_signs(components):
     signs : ndarray of shape (k,)
         The factors applied, to flip the matching scores the same way.
     """
+    components = as_float_matrix(components, name="components", min_samples=0)
     largest = np.argmax(np.abs(components), axis=1)
     signs = np.sign(components[np.arange(components.shape[0]), largest])
     signs[signs == 0] = 1.0
@@ -158,17 +166,23 @@ def soft_threshold(value, threshold):
 
     Parameters
     ----------
-    value : float or ndarray
+    value : float or array-like of any shape
+        Finite real numbers, never modified.
     threshold : float
-        ``t ≥ 0``. A float is used as it is (the inner loops pass one); anything
-        else is checked first.
+        ``t ≥ 0``; a float may be ``inf``, which shrinks every entry to 0.
 
     Returns
     -------
     float or ndarray, shaped like ``value``
     """
+    # the inner loops of coordinate descent pass floats: one comparison checks them
     if not isinstance(threshold, float) or not threshold >= 0.0:
         threshold = check_non_negative_float(threshold, name="threshold")
+    if isinstance(value, float):
+        check_finite_float(value, name="value")
+    else:
+        value = as_float_array(value, name="value", ndim=None)
+        check_finite(value, name="value")
     return np.sign(value) * np.maximum(np.abs(value) - threshold, 0.0)
 
 
@@ -199,6 +213,30 @@ def power_of_four_scale(X, axis=None):
     exponent = binary_exponent(X, axis=axis)
     even_exponent = np.minimum(exponent + exponent % 2, 1022)  # 2^1024 overflows
     return np.ldexp(1.0, even_exponent)
+
+
+def times_scale_power(x, scale, power):
+    """``x · scale**power`` for powers of two ``scale`` (:func:`power_of_four_scale`), exactly.
+
+    ``scale**power`` alone can underflow to 0 or overflow to inf where the
+    product is a float64 number (a variance of data about 1e-160 is about
+    1e-320 and its inverse 1e320); shifting the exponents of ``x``
+    (``np.ldexp``) gives the product, rounded once, and inf where it overflows.
+
+    Parameters
+    ----------
+    x : float or ndarray
+    scale : float or ndarray
+        Powers of two, broadcasting against ``x``.
+    power : int
+
+    Returns
+    -------
+    float or ndarray
+    """
+    exponent = np.frexp(scale)[1] - 1  # scale = 2^exponent
+    with np.errstate(over="ignore"):
+        return np.ldexp(x, power * exponent)
 
 
 def binary_exponent(X, axis=None):

@@ -6,6 +6,7 @@ the wrong thing learns what to fix instead of meeting an ``IndexError`` deep
 inside a linear-algebra routine or, worse, a silent NaN.
 """
 
+import os
 import warnings
 from numbers import Integral, Real
 
@@ -48,8 +49,44 @@ def as_float_matrix(X, *, name="X", min_samples=1, min_features=1, allow_nan=Fal
         ``X`` is complex, not 2-D, too small, contains NaN or infinity, or is
         so large that the sum of its squares overflows.
     """
+    X = as_float_array(X, name=name, ndim=2)
+    check_min_shape(X.shape, name=name, min_samples=min_samples, min_features=min_features)
+    if finite:
+        check_finite(np.where(np.isnan(X), 0.0, X) if allow_nan else X, name=name)
+    return X
+
+
+def as_real_array(X, *, name="X", ndim=2):
+    """Return ``X`` as a NumPy array of real numbers in its own dtype, or raise.
+
+    The conversion that every check of an array argument starts from: it
+    refuses what cannot stand for an array of real numbers, with a message
+    naming ``name``, and leaves the dtype (and the values) as they are.
+
+    Parameters
+    ----------
+    X : array-like
+        Lists, NumPy arrays and pandas objects are accepted; no copy is made
+        when ``X`` already is an array.
+    name : str, default="X"
+        Name of the argument, used in error messages.
+    ndim : int or None, default=2
+        The number of dimensions expected, for the messages only; None: any.
+
+    Returns
+    -------
+    X : ndarray
+
+    Raises
+    ------
+    TypeError
+        ``X`` is None, sparse, or holds strings or bytes (numeric strings too).
+    ValueError
+        ``X`` is ragged or complex.
+    """
+    shape = "" if ndim is None else f"{ndim}-D "
     if X is None:
-        raise TypeError(f"{name} must be a 2-D array-like of numbers, got None.")
+        raise TypeError(f"{name} must be a {shape}array-like of numbers, got None.")
     if scipy.sparse.issparse(X):
         raise TypeError(
             f"{name} is a sparse matrix; pcalib works with dense arrays only. "
@@ -59,35 +96,112 @@ def as_float_matrix(X, *, name="X", min_samples=1, min_features=1, allow_nan=Fal
         X_raw = np.asarray(X)
     except ValueError as exc:
         raise ValueError(
-            f"{name} must be a rectangular 2-D array-like of numbers, with every row of "
+            f"{name} must be a rectangular {shape}array-like of numbers, with every row of "
             f"the same length; converting it to an array failed: {exc}"
         ) from exc
-    if X_raw.dtype.kind in "USV":
+    if X_raw.dtype.kind in "USV" or (
+        X_raw.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in X_raw.flat)
+    ):
         raise TypeError(
             f"{name} must contain only numbers, got an array of dtype {X_raw.dtype} "
             "(strings or bytes); convert the columns to numbers first."
         )
-    if np.iscomplexobj(X_raw):
+    if np.iscomplexobj(X_raw) or (
+        X_raw.dtype.kind == "O" and any(isinstance(v, complex) for v in X_raw.flat)
+    ):
         raise ValueError(
             f"{name} has complex values: Complex data not supported. Pass a real-valued array."
         )
+    return X_raw
+
+
+def as_float_array(X, *, name="X", ndim=2):
+    """Return ``X`` as a float64 array with ``ndim`` dimensions, or raise; values unchecked.
+
+    Parameters
+    ----------
+    X : array-like
+        Converted by :func:`as_real_array`; no copy is made when ``X``
+        already is a float64 array.
+    name : str, default="X"
+        Name of the argument, used in error messages.
+    ndim : int or None, default=2
+        The number of dimensions required; None accepts any (a scalar too).
+
+    Returns
+    -------
+    X : ndarray of dtype float64
+        NaN and infinite entries are left for the caller to check
+        (:func:`check_finite`).
+
+    Raises
+    ------
+    TypeError
+        As :func:`as_real_array`, or an entry is not a number.
+    ValueError
+        As :func:`as_real_array`, or ``X`` has another number of dimensions.
+    """
+    X_raw = as_real_array(X, name=name, ndim=ndim)
     try:
         X = np.asarray(X_raw, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise TypeError(
             f"{name} must contain only numbers; converting it to float failed: {exc}"
         ) from exc
-    if X.ndim != 2:
+    except OverflowError as exc:  # a Python int beyond float64
+        raise ValueError(f"{name} has values too large for float64: {exc}") from exc
+    if ndim == 2 and X.ndim != 2:
         raise ValueError(
             f"{name} must be a 2-D array of shape (n_samples, n_features); got a "
             f"{X.ndim}-D array of shape {X.shape}. Reshape your data: "
             f"{name}.reshape(-1, 1) for a single feature, {name}.reshape(1, -1) "
             "for a single sample."
         )
-    check_min_shape(X.shape, name=name, min_samples=min_samples, min_features=min_features)
-    if finite:
-        check_finite(np.where(np.isnan(X), 0.0, X) if allow_nan else X, name=name)
+    if ndim is not None and X.ndim != ndim:
+        raise ValueError(
+            f"{name} must be a {ndim}-D array; got a {X.ndim}-D array of shape {X.shape}."
+        )
     return X
+
+
+def as_float_vector(value, *, name, length, meaning=None):
+    """Return ``value`` as a finite float64 vector of ``length`` entries, or raise.
+
+    The check of a vector parameter (a warm start, one variance per
+    feature): the same conversion as the data (:func:`as_float_array`), so
+    strings, even numeric ones, raise ``TypeError`` and complex numbers
+    ``ValueError``.
+
+    Parameters
+    ----------
+    value : array-like of shape (length,)
+    name : str
+        Name of the argument, used in error messages.
+    length : int
+        The number of entries required.
+    meaning : str, optional
+        What the entries are (``"one per feature"``), for the messages.
+
+    Returns
+    -------
+    vector : ndarray of shape (length,), dtype float64
+        A new array, never ``value`` itself: the caller may update it in place.
+
+    Raises
+    ------
+    TypeError
+        ``value`` is None, or holds strings or other objects that are not numbers.
+    ValueError
+        ``value`` is complex, has another shape, or contains NaN or infinity.
+    """
+    vector = as_float_array(value, name=name, ndim=None)
+    if vector.shape != (length,):
+        what = "" if meaning is None else f" ({meaning})"
+        raise ValueError(
+            f"{name} must be a vector of shape ({length},){what}; got shape {vector.shape}."
+        )
+    check_finite(vector, name=name)
+    return vector.copy()
 
 
 def check_min_shape(shape, *, name, min_samples=1, min_features=1):
@@ -180,13 +294,13 @@ def raise_too_large(name, largest):
 def check_finite(X, *, name="X"):
     """Raise ``ValueError`` if ``X`` holds NaN, infinity or values whose squares overflow.
 
-    ``X`` is a 2-D float array.
+    ``X`` is a float array, usually 2-D (any number of dimensions works).
     The fast path sums the squares of ``X`` once; only when that sum is not
     finite (or too large) are the offending entries located, so that the
     message can say where they are.
     """
     with np.errstate(over="ignore", invalid="ignore"):
-        sum_of_squares = np.einsum("ij,ij->", X, X)
+        sum_of_squares = np.einsum("ij,ij->", X, X) if X.ndim == 2 else np.vdot(X, X)
     if sum_of_squares <= MAX_SUM_OF_SQUARES:
         return
     nan_mask = np.isnan(X)
@@ -341,18 +455,36 @@ def check_non_negative_int(value, *, name):
 
 
 def check_array_size(shape, *, name):
-    """Raise ``ValueError`` if NumPy cannot hold a float64 array of ``shape``.
+    """Raise ``ValueError`` if a float64 array of ``shape`` cannot be allocated.
 
     ``shape`` is sized by the argument ``name`` (a number of samples, of random
-    features, ...); an array of more than ``2**63 - 1`` bytes is refused by
-    NumPy with a message that does not say which argument asked for it.
+    features, of components, ...). An array of more than ``2**63 - 1`` bytes is
+    refused by NumPy, and one larger than the machine's memory fails after
+    the work that precedes it, both with messages that do not say which
+    argument asked for it; this check refuses both before any work is done.
     """
     n_entries = int(np.prod([int(size) for size in shape], dtype=object))
+    memory = physical_memory()
     if n_entries * 8 > MAX_INT:
-        raise ValueError(
-            f"{name} is too large: it asks for a float64 array of shape {shape}, "
-            f"{n_entries:.3g} entries, more than NumPy can address. Choose a smaller {name}."
+        beyond = "more than NumPy can address"
+    elif memory is not None and n_entries * 8 > memory:
+        beyond = (
+            f"{n_entries * 8 / 2**30:.3g} GiB, more than this machine's {memory / 2**30:.3g} GiB"
         )
+    else:
+        return
+    raise ValueError(
+        f"{name} is too large: it asks for a float64 array of shape {shape}, "
+        f"{n_entries:.3g} entries, {beyond}. Choose a smaller {name}."
+    )
+
+
+def physical_memory():
+    """The machine's physical memory in bytes, or None where the system does not tell."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
 
 
 def _check_real(value, *, name, strict):

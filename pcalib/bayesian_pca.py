@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._linalg import flip_signs, power_of_four_scale
+from ._linalg import flip_signs, power_of_four_scale, times_scale_power
 from ._validation import (
     as_float_matrix,
     check_non_negative_float,
@@ -196,11 +196,19 @@ def bayesian_pca(X, n_components=None, *, max_iter=1000, tol=1e-6):
         )
     order = np.argsort(-np.sum(W**2, axis=0), kind="stable")
     components, _ = flip_signs(W[:, order].T)
+    # σ² and α in the units of X, exact even where scale² itself would underflow
+    alpha = times_scale_power(alpha[order], scale, -2)
+    if not np.all(np.isfinite(alpha)):
+        raise ValueError(
+            f"X is too small for float64 arithmetic (largest absolute entry "
+            f"{np.abs(X).max():.3g}): the precisions alpha = d / ||w_i||^2, in units of "
+            "1 / X^2, overflow. Rescale X, e.g. divide it by its largest absolute entry."
+        )
     return BayesianPCAResult(
         W=components.T * scale,
         mean=start.mean_ * scale,
-        noise_variance=noise_variance * scale**2,
-        alpha=alpha[order] / scale**2,
+        noise_variance=float(times_scale_power(noise_variance, scale, 2)),
+        alpha=alpha,
         objective_history=np.asarray(history) - (X.size + n_features * k_total) * np.log(scale),
         n_iter=n_iter,
         converged=converged,

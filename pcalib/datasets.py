@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.utils import Bunch
 
 from ._validation import (
+    as_float_vector,
     as_generator,
     check_array_size,
     check_positive_float,
@@ -163,14 +164,11 @@ def make_spectrum(n_samples, n_features, variances, *, random_state=None):
     n_features = check_positive_int(n_features, name="n_features")
     check_array_size((n_features, n_features), name="n_features")
     check_array_size((n_samples, n_features), name="n_samples")
-    try:
-        variances = np.asarray(variances, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise TypeError(f"variances must be an array of numbers: {exc}") from exc
-    if variances.shape != (n_features,):
-        raise ValueError(f"variances must have shape ({n_features},), got {variances.shape}.")
-    if not np.all(np.isfinite(variances)) or np.any(variances < 0):
-        raise ValueError("variances must be finite and non-negative.")
+    variances = as_float_vector(
+        variances, name="variances", length=n_features, meaning="one per principal axis"
+    )
+    if np.any(variances < 0):
+        raise ValueError(f"variances must be non-negative, got the minimum {variances.min():g}.")
     rng = as_generator(random_state)
     axes, _ = np.linalg.qr(rng.standard_normal((n_features, n_features)))
     G = rng.standard_normal((n_samples, n_features))

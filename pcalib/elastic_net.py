@@ -21,13 +21,14 @@ minimises ``‖y - X w‖² / (2n) + α ρ ‖w‖₁ + α (1 - ρ) ‖w‖² / 
 """
 
 import warnings
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 
 from ._linalg import binary_exponent, soft_threshold
 from ._validation import (
     as_float_matrix,
+    as_float_vector,
     check_non_negative_float,
     check_positive_float,
     check_positive_int,
@@ -188,7 +189,7 @@ def elastic_net_gram(G, c, *, l1_penalty, l2_penalty, beta_init=None, max_iter=1
     if beta_init is None:
         beta = np.zeros(d)
     else:
-        beta = _as_float_vector(beta_init, name="beta_init", length=d, meaning="the warm start")
+        beta = as_float_vector(beta_init, name="beta_init", length=d, meaning="the warm start")
     return active_set_descent(G, c, beta, l1_penalty, l2_penalty, max_iter=max_iter, tol=tol)
 
 
@@ -260,7 +261,7 @@ def check_gram_problem(G, c):
     """
     G = as_float_matrix(G, name="G")
     check_symmetric_psd(G, name="G", meaning="Xᵀ X")
-    c = _as_float_vector(c, name="c", length=G.shape[0], meaning="Xᵀ y")
+    c = as_float_vector(c, name="c", length=G.shape[0], meaning="Xᵀ y")
     return G, c
 
 
@@ -304,36 +305,6 @@ def check_symmetric_psd(G, *, name, meaning):
         )
 
 
-def _as_float_vector(value, *, name, length, meaning):
-    """``value`` as a finite float64 vector of ``length`` entries, or an error naming ``name``.
-
-    Numbers only: strings (even numeric ones) and other objects raise
-    ``TypeError``; complex numbers, a wrong shape and NaN or infinity raise
-    ``ValueError``.
-    """
-    expected = f"{name} must be a vector of {length} real numbers ({meaning})"
-    try:
-        array = np.asarray(value)
-    except ValueError as exc:  # a ragged nested sequence
-        raise TypeError(f"{expected}; got {value!r}.") from exc
-    if np.iscomplexobj(array):
-        raise ValueError(f"{expected}; got complex values.")
-    numbers = array.dtype.kind in "biuf" or (
-        array.dtype.kind == "O" and all(isinstance(v, Real) for v in array.ravel().tolist())
-    )
-    if not numbers:
-        raise TypeError(f"{expected}; got {value!r}.")
-    try:
-        array = array.astype(np.float64)
-    except OverflowError as exc:  # a Python int beyond float64
-        raise ValueError(f"{expected}; got values too large for float64.") from exc
-    if array.shape != (length,):
-        raise ValueError(f"{expected}; got shape {array.shape}.")
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} contains NaN or infinite values.")
-    return array
-
-
 def elastic_net(X, y, *, l1_penalty, l2_penalty, max_iter=1000, tol=1e-10):
     """Minimise ``‖y - X β‖² + λ₂ ‖β‖² + λ₁ ‖β‖₁`` (eq. ``eq-spca-enet``), no intercept.
 
@@ -359,18 +330,26 @@ def elastic_net(X, y, *, l1_penalty, l2_penalty, max_iter=1000, tol=1e-10):
     n_iter : int
     """
     X = as_float_matrix(X, name="X")
-    y = _as_float_vector(y, name="y", length=X.shape[0], meaning="one entry per row of X")
+    y = as_float_vector(y, name="y", length=X.shape[0], meaning="one entry per row of X")
     l1_penalty, l2_penalty = check_penalties(l1_penalty, l2_penalty)
     check_positive_int(max_iter, name="max_iter")
     check_positive_float(tol, name="tol")
     a, b = binary_exponent(X), binary_exponent(y)
     X_unit, y_unit = np.ldexp(X, -a), np.ldexp(y, -b)
+    with np.errstate(over="ignore"):
+        penalties = np.ldexp(l1_penalty, -a - b), np.ldexp(l2_penalty, -2 * a)
+    if not np.all(np.isfinite(penalties)):
+        raise ValueError(
+            f"l1_penalty={l1_penalty:g} and l2_penalty={l2_penalty:g} are too large for the "
+            f"scale of X and y (largest entries {np.abs(X).max():.3g} and "
+            f"{np.abs(y).max():.3g}): measured in their units, the penalties overflow float64. "
+            "The penalties scale as X y and X^2: rescale them with the data."
+        )
     beta, n_iter = active_set_descent(
         X_unit.T @ X_unit,
         X_unit.T @ y_unit,
         np.zeros(X.shape[1]),
-        np.ldexp(l1_penalty, -a - b),
-        np.ldexp(l2_penalty, -2 * a),
+        *penalties,
         max_iter=max_iter,
         tol=tol,
     )

@@ -26,9 +26,10 @@ import scipy.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import validate_data
 
-from ._linalg import flip_signs, power_of_four_scale
+from ._linalg import flip_signs, power_of_four_scale, times_scale_power
 from ._validation import (
     as_float_matrix,
+    as_float_vector,
     check_fitted,
     check_n_components,
     check_new_data,
@@ -324,7 +325,17 @@ class FactorAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
                 f"X has {constant.size} constant feature(s), the first is column "
                 f"{int(constant[0])}: factor analysis needs every feature to vary. Drop it."
             )
-        psi = variances.copy() if psi_init is None else psi_init / scale**2
+        if psi_init is None:
+            psi = variances.copy()
+        else:
+            psi = times_scale_power(psi_init, scale, -2)
+            if not np.all(np.isfinite(psi)):
+                raise ValueError(
+                    "noise_variance_init is too large for X of this magnitude: divided by "
+                    "the square of the magnitude of each feature (as small as "
+                    f"{scale.min():.3g}), it overflows float64. Give noise variances in "
+                    "the units of X squared, or leave noise_variance_init=None."
+                )
         W, psi, n_iter, converged, history = self._fit_em(X_centered, k, psi, variances)
 
         # rotations and signs are chosen in the units of X (divided by one
@@ -353,14 +364,13 @@ class FactorAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         """``noise_variance_init`` as a positive finite array of shape (n_features,), or None."""
         if self.noise_variance_init is None:
             return None
-        try:
-            psi = np.asarray(self.noise_variance_init, dtype=np.float64)
-        except (TypeError, ValueError) as error:
-            raise TypeError(
-                "noise_variance_init must be None or an array of positive numbers; "
-                f"got {self.noise_variance_init!r}."
-            ) from error
-        if psi.shape != (n_features,) or not np.all(np.isfinite(psi) & (psi > 0)):
+        psi = as_float_vector(
+            self.noise_variance_init,
+            name="noise_variance_init",
+            length=n_features,
+            meaning="one variance per feature",
+        )
+        if not np.all(psi > 0):
             raise ValueError(
                 f"noise_variance_init must be None or {n_features} positive finite numbers "
                 f"(one per feature); got {self.noise_variance_init!r}."

@@ -54,6 +54,7 @@ from ._linalg import (
 )
 from ._validation import (
     as_float_matrix,
+    as_float_vector,
     as_generator,
     as_sparse_float_matrix,
     check_array_size,
@@ -444,9 +445,12 @@ def sparse_column_moments(X):
     entries = X.tocoo()
     columns = entries.col
     n_stored = np.bincount(columns, minlength=n_features)
-    mean = np.bincount(columns, weights=entries.data, minlength=n_features) / n_samples
+    # float64 sums: without stored entries, bincount returns int64 zeros
+    sums = np.bincount(columns, weights=entries.data, minlength=n_features)
+    mean = sums.astype(np.float64, copy=False) / n_samples
     deviations = entries.data - mean[columns]
     sum_of_squares = np.bincount(columns, weights=deviations**2, minlength=n_features)
+    sum_of_squares = sum_of_squares.astype(np.float64, copy=False)
     sum_of_squares += (n_samples - n_stored) * mean**2
     variance = sum_of_squares / (n_samples - 1)
     return mean.astype(X.dtype), variance.astype(X.dtype)
@@ -640,31 +644,16 @@ def sparse_covariance(X, mean, scale):
 def _check_mean_and_scale(mean, scale, X):
     """Return ``mean`` and ``scale`` as finite arrays of shape (n_features,) in X's dtype."""
     n_features = X.shape[1]
-    mean = _as_feature_vector(mean, n_features, name="mean")
+    mean = as_float_vector(mean, name="mean", length=n_features, meaning="one per feature")
     if scale is None:
         scale = np.ones(n_features)
     elif np.ndim(scale) == 0:
         scale = np.full(n_features, check_positive_float(scale, name="scale"))
     else:
-        scale = _as_feature_vector(scale, n_features, name="scale")
+        scale = as_float_vector(scale, name="scale", length=n_features, meaning="one per feature")
         if not np.all(scale > 0):
             raise ValueError(f"scale must be positive, got the minimum {scale.min():g}.")
     return mean.astype(X.dtype), scale.astype(X.dtype)
-
-
-def _as_feature_vector(values, n_features, *, name):
-    """Return ``values`` as a finite float array of shape (n_features,), or raise."""
-    try:
-        values = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be an array of numbers: {exc}") from exc
-    if values.shape != (n_features,):
-        raise ValueError(
-            f"{name} must have shape (n_features,) = ({n_features},), got {values.shape}."
-        )
-    if not np.all(np.isfinite(values)):
-        raise ValueError(f"{name} must be finite, got NaN or infinite entries.")
-    return values
 
 
 # ----------------------------------------------------------------------------

@@ -1034,6 +1034,25 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             kernel = functools.partial(kernel, **params)
         return kernel_matrix(X, Y, kernel=kernel, gamma=gamma, degree=self.degree, coef0=self.coef0)
 
+    def _flat_kernel_hint(self, gamma, n_points):
+        """What a kernel matrix of low rank on ``n_points`` says about the parameters."""
+        if self.kernel == "rbf":
+            where = (
+                f"gamma_={gamma:.3g} (from gamma or bandwidth): a tiny gamma or a huge bandwidth"
+            )
+        elif self.kernel == "poly":
+            where = (
+                f"gamma_={gamma:.3g} and coef0={self.coef0:.3g}: a tiny gamma or a coef0 "
+                "that dwarfs gamma <x, y>"
+            )
+        else:
+            return "Lower n_components."
+        return (
+            f"The kernel {self.kernel!r} is that flat on these {n_points} points with "
+            f"{where} flattens it. Lower n_components, or choose the kernel's parameters "
+            "for the scale of X."
+        )
+
     def _kernel_scale(self, K, X, gamma):
         """A bound on ``‖K‖₂`` to which the rounding error of ``K̃`` is relative."""
         scale = K.shape[0] * np.abs(K).max()
@@ -1111,9 +1130,16 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         check_n_components(self.n_components, m, upper_name="the number of landmarks")
         landmarks = X[np.sort(rng.choice(n, size=m, replace=False))]
         feature_map = nystrom_feature_map(self._kernel(landmarks, landmarks, gamma))
+        rank = feature_map.shape[1]
+        if self.n_components is not None and self.n_components > rank:
+            raise ValueError(
+                "n_components must be between 1 and the numerical rank of the landmarks' "
+                f"kernel matrix = {rank}; got {self.n_components}. "
+                + self._flat_kernel_hint(gamma, m)
+            )
         k = check_n_components(
             self.n_components,
-            feature_map.shape[1],
+            rank,
             upper_name="the numerical rank of the landmarks' kernel matrix",
         )
         Phi = self._kernel(X, landmarks, gamma) @ feature_map

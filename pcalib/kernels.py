@@ -237,6 +237,7 @@ def polynomial_kernel(X, Y=None, *, degree=3, gamma=None, coef0=1.0):
     -------
     K : ndarray of shape (n, m)
     """
+    data = "X (e.g. standardise it)" if Y is None else "X and Y alike (e.g. standardise both)"
     X, Y = _check_pair(X, Y)
     degree = check_positive_int(degree, name="degree")
     gamma = resolve_gamma(gamma, None, X.shape[1])
@@ -249,7 +250,7 @@ def polynomial_kernel(X, Y=None, *, degree=3, gamma=None, coef0=1.0):
     if not np.isfinite(K).all():
         raise ValueError(
             f"the polynomial kernel of degree {degree} overflows float64 on this "
-            "data; rescale X (e.g. standardise it) or lower gamma, |coef0| or degree."
+            f"data; rescale {data} or lower gamma, |coef0| or degree."
         )
     return K
 

@@ -62,8 +62,10 @@ from sklearn.utils.validation import validate_data
 
 from ._linalg import randomized_svd
 from ._validation import (
+    MAX_SUM_OF_SQUARES,
     as_float_matrix,
     as_generator,
+    as_real_array,
     as_sparse_float_matrix,
     check_array_size,
     check_bool,
@@ -180,7 +182,7 @@ def check_custom_factor(A, shape, *, name, dtype):
     ``shape`` is the expected shape, ``dtype`` the dtype of ``X`` (float32 or
     float64), which the factor must share. Returns it as a float64 array.
     """
-    A_array = np.asarray(A) if A is not None else None
+    A_array = as_real_array(A, name=name) if A is not None else None
     if A_array is None or A_array.ndim != 2:
         raise ValueError(
             f"init='custom' needs {name} as a 2-D array of shape {shape}; got "
@@ -202,6 +204,24 @@ def check_custom_factor(A, shape, *, name, dtype):
             f"X gives {np.dtype(dtype)}."
         )
     return A_checked
+
+
+def check_custom_product(W, H, unit):
+    """Refuse custom factors whose product is too far from the scale of ``X``.
+
+    ``W`` and ``H`` are in the units of ``X / unit`` (largest entry near 1),
+    where the iterations run; ``‖W H‖²_F``, the quadratic term of the
+    Frobenius objective, is ``Σ (WᵀW) ∘ (H Hᵀ)`` (k × k products) and must be
+    a float64 number below ``MAX_SUM_OF_SQUARES``.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        squared_norm = np.sum((W.T @ W) * (H @ H.T))
+    if not squared_norm <= MAX_SUM_OF_SQUARES:
+        raise ValueError(
+            "W and H (init='custom') are too far from the scale of X: in units of X's "
+            f"magnitude ({unit:.3g}), the squares of the entries of their product W @ H "
+            "overflow float64. Rescale W and H so that W @ H is near X."
+        )
 
 
 def check_non_negative(X, *, name="X"):
@@ -543,11 +563,12 @@ def block_principal_pivoting(Q, q, *, guess=None, max_iter=None):
     else:
         positive = np.array(guess, dtype=bool)
         x, y = solve_on_guess(Q, q, positive)
-    slack = 1e-12 * np.maximum(np.abs(q).max(axis=0), TINY)
+    # initial=0: a problem with no unknowns (k = 0) gives x of shape (0, m)
+    slack = 1e-12 * np.maximum(np.abs(q).max(axis=0, initial=0.0), TINY)
     fewest = np.full(m, k + 1)  # the fewest infeasible entries seen so far
     chances = np.full(m, 3)  # full exchanges left without progress
     for _ in range(max_iter):
-        scale_x = 1e-12 * np.maximum(np.abs(x).max(axis=0), TINY)
+        scale_x = 1e-12 * np.maximum(np.abs(x).max(axis=0, initial=0.0), TINY)
         infeasible = (positive & (x < -scale_x)) | (~positive & (y < -slack))
         count = infeasible.sum(axis=0)
         if not count.any():
@@ -1222,7 +1243,7 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 raise ValueError(f"alpha_H must be a number >= 0 or 'same'; got {self.alpha_H!r}.")
             check_non_negative_float(self.alpha_H, name="alpha_H")
         check_fraction(self.l1_ratio, name="l1_ratio")
-        if self.extrapolate != "auto":
+        if not (isinstance(self.extrapolate, str) and self.extrapolate == "auto"):
             check_bool(self.extrapolate, name="extrapolate")
             if self.extrapolate and self.solver != "cd":
                 raise ValueError(f"extrapolate=True needs solver='cd'; got solver={self.solver!r}.")
@@ -1247,11 +1268,15 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def _resolve_n_components(self, X, H):
         """``k``: ``n_components``, or what ``None`` or ``"auto"`` stand for."""
         if isinstance(self.n_components, str):  # "auto"
-            if self.init == "custom" and H is not None and np.ndim(H) == 2:
-                return int(np.shape(H)[0])
+            if self.init == "custom" and H is not None:
+                H = as_real_array(H, name="H")
+                if H.ndim == 2:
+                    return H.shape[0]
             return X.shape[1]
         k = X.shape[1] if self.n_components is None else int(self.n_components)
+        # beside the factors, the solvers form k × k matrices (Gram matrices, Hessians)
         check_array_size((max(X.shape), k), name="n_components")
+        check_array_size((k, k), name="n_components")
         return k
 
     def _penalties(self, X, W_exponent, H_exponent, objective_exponent):
@@ -1289,7 +1314,9 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         if init == "custom":
             H = check_custom_factor(H, (k, X_unit.shape[1]), name="H", dtype=dtype)
             W = check_custom_factor(W, (X_unit.shape[0], k), name="W", dtype=dtype)
-            return np.ldexp(W, -e), np.ldexp(H, -e)
+            W, H = np.ldexp(W, -e), np.ldexp(H, -e)
+            check_custom_product(W, H, 4.0**e)
+            return W, H
         if W is not None or H is not None:
             warnings.warn(
                 "When init!='custom', provided W or H are ignored. Set init='custom' to use "

@@ -72,6 +72,11 @@ AUTO_RANDOMIZED_MIN_SIZE = 100
 RANDOMIZED_SVD_POWER_ITERATIONS = 2
 # Columns of the randomized SVDs beyond the wanted triplets (randomized_svd's default).
 RANDOMIZED_SVD_OVERSAMPLES = 10
+# Largest ratio accepted between μ₀ and 1 / s, and between 1 / s and μ₀, where s is
+# the power of four by which M is divided (max|M| / s in [1/4, 1)): the iterates then
+# reach about 1/μ₀ and 1e7 μ₀ ‖M‖_F, and the squares of both (in the norms and in the
+# search of the noise step) stay below the largest float64.
+MU_RANGE = 2.0**400
 
 
 def singular_value_threshold(M, tau, *, rank_guess=None, random_state=None):
@@ -79,7 +84,8 @@ def singular_value_threshold(M, tau, *, rank_guess=None, random_state=None):
 
     Parameters
     ----------
-    M : ndarray of shape (n1, n2)
+    M : array-like of shape (n1, n2)
+        Finite real numbers, never modified.
     tau : float
         Threshold ``τ ≥ 0``.
     rank_guess : int, optional
@@ -97,6 +103,7 @@ def singular_value_threshold(M, tau, *, rank_guess=None, random_state=None):
         The SVDs computed, in order: ``"randomized"`` or ``"full"`` (more than
         one when the rank guess was too small).
     """
+    M = as_float_matrix(M, name="M")
     U, shrunk, Vt, svds = thresholded_svd(M, tau, rank_guess=rank_guess, random_state=random_state)
     return (U * shrunk) @ Vt, shrunk.size, svds
 
@@ -313,7 +320,8 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         Starting penalty ``μ₀``, in units of ``1 / X``; None means
         ``1.25 / ‖M‖₂`` (Lin, Chen and Ma) for a growing ``μ`` (``rho > 1``)
         and ``n₁n₂ / (4‖M‖₁)`` (Candès et al.) for a fixed one
-        (``rho=1``). With the defaults the fit follows
+        (``rho=1``); a given ``μ₀`` times the largest ``|X|`` must lie between
+        about ``2**-400`` and ``2**400``. With the defaults the fit follows
         the units of ``X``: ``c X`` gives ``low_rank_`` and ``sparse_`` times
         ``c``, ``mu_`` divided by ``c`` and the same iterations.
     rho : float, default=1.5
@@ -472,7 +480,7 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         # M / s, s a power of four (an exact division), so that no square of tiny data
         # underflows and the digits do not depend on the units of M.
         scale = power_of_four_scale(M)
-        mu_start = None if self.mu is None else self._scaled_mu(scale)
+        mu_start = None if self.mu is None else self._scaled_mu(scale, np.abs(M).max())
         M_scaled = M / scale
         noise = float(self.noise_level) / scale
         fitted = self._solve(M_scaled, np.linalg.norm(M_scaled), mu_start, noise)
@@ -485,15 +493,20 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             setattr(self, name, value)
         return self
 
-    def _scaled_mu(self, scale):
-        """The given ``μ₀`` in the units of ``M / scale``."""
+    def _scaled_mu(self, scale, largest):
+        """The given ``μ₀`` in the units of ``M / scale``, refused outside ``MU_RANGE``.
+
+        ``largest`` is the largest absolute entry of ``M``, for the message.
+        """
         with np.errstate(over="ignore", under="ignore"):
             mu = float(self.mu) * scale
-        if not 0.0 < mu < np.inf:
+        if not 1.0 / MU_RANGE <= mu <= MU_RANGE:
             raise ValueError(
                 f"mu={self.mu} is out of range for X of this magnitude (largest absolute "
-                f"entry about {scale:.3g}): mu times that entry must be a positive float64. "
-                "Leave mu=None for the default 1.25 / ||X||_2."
+                f"entry {largest:.3g}): mu times that entry must lie between about 2**-400 "
+                "and 2**400 (about 3.9e-121 and 2.6e+120), where the thresholds 1 / mu, "
+                "the growth of mu and their squares stay float64 numbers. Leave mu=None "
+                "for the default 1.25 / ||X||_2."
             )
         return mu
 
@@ -1083,7 +1096,8 @@ def row_soft_threshold(T, tau):
 
     Parameters
     ----------
-    T : ndarray of shape (n, d)
+    T : array-like of shape (n, d)
+        Finite real numbers, never modified.
     tau : float
         Threshold ``τ ≥ 0``.
 
@@ -1091,6 +1105,7 @@ def row_soft_threshold(T, tau):
     -------
     S : ndarray of shape (n, d)
     """
+    T = as_float_matrix(T, name="T")
     tau = check_non_negative_float(tau, name="tau")
     norms = np.linalg.norm(T, axis=1, keepdims=True)
     kept = norms > tau

@@ -662,7 +662,7 @@ def test_gram_must_be_symmetric_positive_semidefinite_at_any_scale(function, sca
         ("c", np.array(["1", "2", "3"], dtype=object), TypeError),
         ("c", "123", TypeError),
         ("c", None, TypeError),
-        ("c", [[1.0], [2.0, 3.0]], TypeError),
+        ("c", [[1.0], [2.0, 3.0]], ValueError),  # ragged, as for X
         ("c", {"a": 1}, TypeError),
         ("c", np.array([1.0, 2.0, 3.0]) + 1j, ValueError),  # the imaginary part is not dropped
         ("c", [1.0, 10**400, 2.0], ValueError),

@@ -1,11 +1,14 @@
 """Reliability of every public estimator and function, parametrised from the API.
 
-Four properties, each over everything in :mod:`public_api`:
+Five properties, each over everything in :mod:`public_api`:
 
 * the results do not depend on the units of the data (scale equivariance);
-* finite input never gives NaN or infinity silently;
+* finite input never gives NaN or infinity silently, at scales from 1e-300
+  to 1e300;
 * a refit that fails leaves the earlier fit intact and usable;
-* a bad parameter value raises ``ValueError`` or ``TypeError`` naming it.
+* a bad value of any argument, arrays and vector parameters included, raises
+  ``ValueError`` or ``TypeError`` naming it;
+* no input is modified, sparse input included.
 """
 
 import copy
@@ -14,6 +17,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse
 from public_api import (
     configuration_id,
     data_for,
@@ -269,3 +273,200 @@ def test_bad_argument_values_are_refused_by_name(function, name):
         check_call_with(function, name, value, must_fail=True)
     for value in SOMETIMES_BAD:
         check_call_with(function, name, value, must_fail=False)
+
+
+# ----------------------------------------------------------------------------
+# Bad arrays, for estimators' vector parameters and functions' array arguments
+
+
+def bad_arrays(valid):
+    """Arrays shaped like ``valid`` that no argument accepts: (id, value) pairs."""
+    valid = np.asarray(valid, dtype=float)
+    with_nan, with_inf = valid.copy(), valid.copy()
+    with_nan.flat[0], with_inf.flat[-1] = np.nan, np.inf
+    return [
+        ("nan", with_nan),
+        ("inf", with_inf),
+        ("numeric-strings", valid.astype(str)),
+        ("object-strings", valid.astype(str).astype(object)),
+        ("complex", valid + 1j),
+        ("complex-zero-imaginary", valid.astype(complex)),
+    ]
+
+
+def vector_parameter_cases(configurations):
+    """Bad vectors of one entry per feature, for every parameter of every estimator."""
+    n_features = positive_data(n_samples=20, n_features=5).shape[1]
+    return [
+        pytest.param(estimator, name, value, id=f"{configuration_id(estimator)}-{name}-{case}")
+        for estimator in configurations
+        for name in estimator.get_params()
+        for case, value in bad_arrays(np.ones(n_features))
+    ]
+
+
+@pytest.mark.parametrize(("estimator", "name", "value"), vector_parameter_cases(ESTIMATORS))
+def test_bad_vector_parameters_are_refused_by_name(estimator, name, value):
+    X = data_for(estimator, positive_data(n_samples=20, n_features=5))
+    check_fit_with(estimator, name, value, X, must_fail=True)
+
+
+def array_parameters(function):
+    """The parameters of ``function`` whose valid value is an array or a list of numbers."""
+    args, kwargs = valid_call(function)
+    bound = inspect.signature(function).bind(*args, **kwargs)
+    return [
+        name
+        for name, value in bound.arguments.items()
+        if isinstance(value, np.ndarray) or (isinstance(value, list) and value)
+    ]
+
+
+def valid_argument(function, name):
+    args, kwargs = valid_call(function)
+    return inspect.signature(function).bind(*args, **kwargs).arguments[name]
+
+
+ARRAY_CASES = [
+    pytest.param(function, name, value, id=f"{function_id(function)}-{name}-{case}")
+    for function in FUNCTIONS
+    for name in array_parameters(function)
+    for case, value in [
+        *bad_arrays(valid_argument(function, name)),
+        ("None", None),
+        ("dict", {"a": 1}),
+    ]
+]
+
+
+@pytest.mark.parametrize(("function", "name", "value"), ARRAY_CASES)
+def test_bad_array_arguments_are_refused_by_name(function, name, value):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", np.exceptions.ComplexWarning)
+        check_call_with(function, name, value, must_fail=True)
+
+
+@pytest.mark.parametrize(
+    ("function", "name"),
+    [
+        pytest.param(function, name, id=f"{function_id(function)}-{name}")
+        for function in FUNCTIONS
+        for name in array_parameters(function)
+    ],
+)
+def test_arrays_of_another_dimension_are_refused_by_name_or_used(function, name):
+    valid = np.asarray(valid_argument(function, name), dtype=float)
+    for value in (valid[np.newaxis], valid.ravel()[0]):
+        if value.shape != valid.shape:
+            check_call_with(function, name, value, must_fail=False)
+
+
+# ----------------------------------------------------------------------------
+# No NaN from finite input, for the functions, at every scale
+
+
+FUNCTION_SCALES = [1e-300, 1e-150, 1e-8, 1e8, 1e150, 1e300]
+
+
+FUNCTIONS_OF_ARRAYS = [function for function in FUNCTIONS if array_parameters(function)]
+
+
+@pytest.mark.parametrize("c", FUNCTION_SCALES, ids=lambda c: f"c={c:g}")
+@pytest.mark.parametrize("function", FUNCTIONS_OF_ARRAYS, ids=function_id)
+def test_functions_on_finite_data_of_any_scale_never_give_nan(function, c):
+    names = array_parameters(function)
+    args, kwargs = valid_call(function)
+    bound = inspect.signature(function).bind(*args, **kwargs)
+    for name in names:
+        bound.arguments[name] = c * np.asarray(bound.arguments[name], dtype=float)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            result = function(*bound.args, **bound.kwargs)
+    except (ValueError, TypeError) as error:
+        assert any(name in str(error) for name in names), f"no argument named: {error}"
+        return
+    for value in result if isinstance(result, tuple) else [result]:
+        for field in vars(value).values() if hasattr(value, "__dict__") else [value]:
+            assert_all_finite(f"{function_id(function)} at c = {c:g}", field)
+
+
+# ----------------------------------------------------------------------------
+# No input modified
+
+
+def stored_arrays(value):
+    """Copies of the arrays that hold ``value`` (for a sparse matrix, its stored arrays)."""
+    if scipy.sparse.issparse(value):
+        names = ("data", "row", "col") if value.format == "coo" else ("data", "indices", "indptr")
+        return [(value.format, value.nnz)] + [np.array(getattr(value, n)) for n in names]
+    if isinstance(value, (np.ndarray, list)):
+        return [np.array(value, dtype=object)]
+    return []
+
+
+def assert_unchanged(before, after, what):
+    assert len(before) == len(after), what
+    for old, new in zip(before, after, strict=True):
+        if isinstance(old, tuple):
+            assert old == new, f"{what}: {old} became {new}"
+        else:
+            assert old.shape == new.shape and all(
+                a == b or (a != a and b != b) for a, b in zip(old.ravel(), new.ravel(), strict=True)
+            ), f"{what} was modified"
+
+
+def sparse_with_duplicates(X):
+    """``X`` as a COO matrix in which one entry is stored twice, in two halves."""
+    coo = scipy.sparse.coo_array(X)
+    data = np.concatenate([coo.data, [coo.data[0] / 2]])
+    data[0] /= 2
+    return scipy.sparse.coo_array(
+        (data, (np.append(coo.row, coo.row[0]), np.append(coo.col, coo.col[0]))), shape=X.shape
+    )
+
+
+@pytest.mark.parametrize("function", FUNCTIONS, ids=function_id)
+def test_functions_never_modify_their_input(function):
+    args, kwargs = valid_call(function)
+    before = [stored_arrays(value) for value in [*args, *kwargs.values()]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        function(*args, **kwargs)
+    after = [stored_arrays(value) for value in [*args, *kwargs.values()]]
+    for i, (old, new) in enumerate(zip(before, after, strict=True)):
+        assert_unchanged(old, new, f"argument {i} of {function_id(function)}")
+
+
+@pytest.mark.parametrize("function", FUNCTIONS_OF_ARRAYS, ids=function_id)
+def test_functions_given_sparse_input_never_modify_it(function):
+    names = [n for n in array_parameters(function) if np.ndim(valid_argument(function, n)) == 2]
+    args, kwargs = valid_call(function)
+    bound = inspect.signature(function).bind(*args, **kwargs)
+    for name in names:
+        bound.arguments[name] = sparse_with_duplicates(np.asarray(bound.arguments[name]))
+    before = {name: stored_arrays(bound.arguments[name]) for name in names}
+    assert all(b[0][1] > 0 for b in before.values())  # the premise: entries are stored
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            function(*bound.args, **bound.kwargs)
+    except (ValueError, TypeError):
+        pass  # refusing sparse input is allowed; modifying it is not
+    for name in names:
+        assert_unchanged(before[name], stored_arrays(bound.arguments[name]), name)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=configuration_id)
+def test_fit_never_modifies_X(estimator):
+    X = data_for(estimator, positive_data())
+    inputs = [X, X.tolist()]
+    if estimator.__sklearn_tags__().input_tags.sparse:
+        inputs += [sparse_with_duplicates(X), scipy.sparse.csr_array(X)]
+    for X_in in inputs:
+        before = stored_arrays(X_in)
+        try:
+            quiet_fit(clone(estimator), X_in)
+        except (ValueError, TypeError):
+            pass  # a configuration may refuse sparse input; modifying it is not allowed
+        assert_unchanged(before, stored_arrays(X_in), f"X ({type(X_in).__name__})")

@@ -14,6 +14,7 @@ import pytest
 import scipy.sparse
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
+import pcalib._validation
 from pcalib import NMF, PCA, KernelPCA, pca_als, pca_gradient_descent
 from pcalib._linalg import power_of_four_scale
 from pcalib._validation import (
@@ -579,12 +580,20 @@ def test_int_checks_refuse_values_beyond_64_bits(check):
 
 
 def test_array_size_check_names_the_argument():
-    check_array_size((10**6, 10**6), name="n_samples")  # 8 TB: NumPy could address it
     shape = r"shape \(4611686018427387904, 2\)"
     with pytest.raises(ValueError, match=rf"n_samples is too large: .*{shape}"):
         check_array_size((2**62, 2), name="n_samples")
     with pytest.raises(ValueError, match=r"Choose a smaller n_features"):
         check_array_size((2**40, 2**40), name="n_features")
+
+
+def test_array_size_check_refuses_an_array_beyond_the_memory(monkeypatch):
+    monkeypatch.setattr(pcalib._validation, "physical_memory", lambda: 2**30)
+    check_array_size((2**13, 2**14), name="n_components")  # 1 GiB: fits
+    with pytest.raises(ValueError, match=r"n_components is too large: .* 2 GiB, more than"):
+        check_array_size((2**14, 2**14), name="n_components")
+    monkeypatch.setattr(pcalib._validation, "physical_memory", lambda: None)
+    check_array_size((2**14, 2**14), name="n_components")  # memory unknown: not refused
 
 
 @pytest.mark.parametrize("entry", FITTING)
@@ -685,3 +694,264 @@ def sparse_with_entry(value, dtype=np.float64):
 def test_bad_sparse_X_is_refused_in_the_same_words(fit, make_X, error, message):
     with pytest.raises(error, match=message):
         fit(make_X())
+
+
+# ----------------------------------------------------------------------------
+# The exported building blocks check their input like the estimators
+
+
+def _helpers():
+    from pcalib import flip_signs, soft_threshold
+    from pcalib.robust_pca import row_soft_threshold, singular_value_threshold
+
+    return {
+        "flip_signs": (lambda A: flip_signs(A), "components"),
+        "soft_threshold": (lambda A: soft_threshold(A, 0.5), "value"),
+        "row_soft_threshold": (lambda A: row_soft_threshold(A, 0.5), "T"),
+        "singular_value_threshold": (lambda A: singular_value_threshold(A, 0.5), "M"),
+    }
+
+
+HELPERS = _helpers()
+BAD_HELPER_INPUTS = [
+    ("nan", lambda: with_entry(1, 1, np.nan), ValueError, "contains NaN"),
+    ("inf", lambda: with_entry(1, 1, np.inf), ValueError, r"contains infinite values"),
+    ("strings", lambda: np.array([["a", "b"], ["c", "d"]]), TypeError, "must contain only numbers"),
+    ("numeric-strings", lambda: [["1", "2"], ["3", "4"]], TypeError, "must contain only numbers"),
+    ("complex", lambda: good_X() + 1j, ValueError, "complex values"),
+    ("ragged", lambda: [[1.0, 2.0], [3.0]], ValueError, "rectangular"),
+    ("None", lambda: None, TypeError, "got None"),
+    ("sparse", lambda: scipy.sparse.csr_array(good_X()), TypeError, "sparse"),
+]
+
+
+@pytest.mark.parametrize("case", BAD_HELPER_INPUTS, ids=lambda case: case[0])
+@pytest.mark.parametrize("helper", sorted(HELPERS))
+def test_exported_helpers_refuse_bad_input_by_name(helper, case):
+    call, name = HELPERS[helper]
+    _, make, error, message = case
+    with pytest.raises(error, match=rf"{name} .*{message}|{name} {message}"):
+        call(make())
+
+
+@pytest.mark.parametrize("helper", ["flip_signs", "row_soft_threshold", "singular_value_threshold"])
+def test_matrix_helpers_refuse_other_dimensions_by_name(helper):
+    call, name = HELPERS[helper]
+    for array in (np.ones(3), np.ones((2, 2, 2))):
+        with pytest.raises(ValueError, match=rf"{name} must be a 2-D array"):
+            call(array)
+
+
+@pytest.mark.parametrize("helper", sorted(HELPERS))
+def test_exported_helpers_accept_lists_and_dataframes(helper):
+    call, _ = HELPERS[helper]
+    X = good_X()
+    expected = call(X)
+    for like in (X.tolist(), pd.DataFrame(X)):
+        result = call(like)
+        for got, want in zip(
+            result if isinstance(result, tuple) else [result],
+            expected if isinstance(expected, tuple) else [expected],
+            strict=True,
+        ):
+            np.testing.assert_array_equal(got, want)
+
+
+def test_soft_threshold_by_its_definition_on_any_shape():
+    from pcalib import soft_threshold
+
+    values = np.array([[-3.0, -0.2], [0.0, 0.7]])
+    expected = np.array([[-2.5, 0.0], [0.0, 0.2]])  # sign(v) max(|v| - 0.5, 0) by hand
+    np.testing.assert_allclose(soft_threshold(values, 0.5), expected, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(soft_threshold(values.ravel(), 0.5), expected.ravel(), atol=1e-15)
+    assert soft_threshold(-3.0, 0.5) == -2.5
+    np.testing.assert_array_equal(soft_threshold([True, False], 0.5), [0.5, 0.0])
+
+
+def test_flip_signs_leaves_a_sparse_input_with_duplicates_untouched():
+    from pcalib import flip_signs
+
+    coo = scipy.sparse.coo_array(
+        (np.array([1.0, 2.0, -3.0]), (np.array([0, 0, 1]), np.array([0, 0, 1]))), shape=(2, 3)
+    )
+    assert coo.nnz == 3  # the premise: a duplicate entry is stored
+    stored = (coo.data.copy(), coo.row.copy(), coo.col.copy())
+    with pytest.raises(TypeError, match="components is a sparse matrix"):
+        flip_signs(coo)
+    assert coo.nnz == 3
+    for before, after in zip(stored, (coo.data, coo.row, coo.col), strict=True):
+        np.testing.assert_array_equal(after, before)
+
+
+# ----------------------------------------------------------------------------
+# Vector parameters are checked like X
+
+
+def _vector_parameter_calls():
+    from pcalib import FactorAnalysis
+    from pcalib.datasets import make_spectrum
+
+    X = good_X(20, 3)
+    return {
+        "variances": lambda v: make_spectrum(20, 3, v),
+        "noise_variance_init": lambda v: FactorAnalysis(1, noise_variance_init=v).fit(X),
+    }
+
+
+VECTOR_CALLS = _vector_parameter_calls()
+
+
+@pytest.mark.parametrize("name", sorted(VECTOR_CALLS))
+@pytest.mark.parametrize(
+    ("value", "error", "message"),
+    [
+        (np.array(["3", "2", "1"]), TypeError, "must contain only numbers"),
+        (np.array(["3", "2", "1"], dtype=object), TypeError, "must contain only numbers"),
+        (np.array([3 + 1j, 2, 1]), ValueError, "has complex values"),
+        (np.array([3, 2, 1], dtype=complex), ValueError, "has complex values"),
+        ([[3.0, 2.0], [1.0]], ValueError, "rectangular"),
+        ([3.0, 2.0], ValueError, r"must be a vector of shape \(3,\)"),
+        ([3.0, np.nan, 1.0], ValueError, "contains NaN"),
+    ],
+    ids=[
+        "strings",
+        "object-strings",
+        "complex",
+        "complex-zero-imaginary",
+        "ragged",
+        "short",
+        "nan",
+    ],
+)
+def test_vector_parameters_are_checked_like_X(name, value, error, message):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", np.exceptions.ComplexWarning)
+        with pytest.raises(error, match=rf"{name} {message}|{name} .*{message}"):
+            VECTOR_CALLS[name](value)
+
+
+# ----------------------------------------------------------------------------
+# Edge cases of the estimators: a finite fit, or an error naming the argument
+
+
+def small_positive_data(seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0.2, 1, (12, 3)) @ rng.uniform(0.1, 1, (3, 5))
+    return X + 0.3 * rng.uniform(0, 1, (12, 5))
+
+
+def test_pca_of_sparse_zeros_is_refused_as_dense_zeros():
+    message = "X has zero variance in every feature"
+    with pytest.raises(ValueError, match=message):
+        PCA(n_components=2).fit(np.zeros((12, 5)))
+    with pytest.raises(ValueError, match=message):
+        PCA(n_components=2).fit(scipy.sparse.csr_matrix((12, 5)))
+
+
+def test_bayesian_pca_is_scale_equivariant_or_names_X():
+    from pcalib import bayesian_pca
+
+    X = small_positive_data()
+    base = bayesian_pca(X)
+    for c in (2.0**-300, 1e-100, 1e100):
+        scaled = bayesian_pca(c * X)
+        np.testing.assert_allclose(scaled.alpha, base.alpha / c**2, rtol=1e-9)
+        np.testing.assert_allclose(scaled.noise_variance, base.noise_variance * c**2, rtol=1e-9)
+        np.testing.assert_allclose(scaled.W, base.W * c, rtol=1e-9)
+    assert base.alpha.max() * 1e320 > np.finfo(np.float64).max  # α of X·1e-160 overflows
+    with pytest.raises(ValueError, match=r"X is too small .*alpha"):
+        bayesian_pca(X * 1e-160)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"l1_penalty": 0.2, "mu": 1e-300},
+        {"l1_penalty": 0.2, "mu": 1e300},
+        {"noise_level": 0.01, "rho": 1.0, "mu": 1e-300},
+    ],
+    ids=["tiny-mu", "huge-mu", "stable-tiny-mu"],
+)
+def test_robust_pca_refuses_an_extreme_mu_by_name(params):
+    from pcalib import RobustPCA
+
+    with pytest.raises(ValueError, match=r"mu=1e[+-]300 is out of range"):
+        RobustPCA(random_state=0, **params).fit(small_positive_data())
+
+
+def test_robust_pca_on_subnormal_data_names_mu():
+    from pcalib import RobustPCA
+
+    X = small_positive_data() * 1e-310
+    assert np.abs(X).max() < np.finfo(np.float64).tiny  # the premise: subnormal entries
+    with pytest.raises(ValueError, match=r"mu=1.0 is out of range for X"):
+        RobustPCA(l1_penalty=0.2, mu=1.0, random_state=0).fit(X)
+
+
+@pytest.mark.parametrize("params", [{}, {"solver": "mu", "beta_loss": "kullback-leibler"}])
+def test_nmf_refuses_n_components_beyond_memory_at_once(params):
+    import time
+
+    X = np.random.default_rng(0).uniform(0.1, 1, (12, 5))
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=r"n_components is too large: .*\(1000000, 1000000\)"):
+        NMF(n_components=10**6, **params).fit(X)
+    assert time.perf_counter() - start < 1.0  # refused before the iterations (27 s for KL)
+
+
+@pytest.mark.parametrize("solver", ["cd", "mu", "pg", "anls"])
+def test_every_nmf_solver_fits_all_zero_X_exactly(solver):
+    model = NMF(n_components=2, solver=solver, random_state=0).fit(np.zeros((12, 5)))
+    assert model.reconstruction_err_ == 0.0
+    assert np.all(model.components_ == 0.0)
+
+
+def test_nmf_names_custom_factors_far_from_the_scale_of_X():
+    rng = np.random.default_rng(1)
+    X = small_positive_data()
+    W, H = rng.uniform(size=(12, 2)), rng.uniform(size=(2, 5))
+    with pytest.raises(ValueError, match=r"W and H \(init='custom'\) are too far from the scale"):
+        NMF(2, init="custom").fit(X, W=W * 1e100, H=H * 1e100)
+    NMF(2, init="custom").fit(X, W=W, H=H)  # the same factors near X's scale are accepted
+
+
+@pytest.mark.parametrize("factor", ["W", "H"])
+def test_nmf_names_a_ragged_custom_factor(factor):
+    X = small_positive_data()
+    factors = {"W": np.ones((12, 2)).tolist(), "H": np.ones((2, 5)).tolist()}
+    factors[factor][1] = factors[factor][1][:-1]
+    with pytest.raises(ValueError, match=rf"{factor} must be a rectangular 2-D array-like"):
+        NMF(2, init="custom").fit(X, **factors)
+
+
+def test_factor_analysis_names_noise_variance_init_on_tiny_data():
+    from pcalib import FactorAnalysis
+
+    X = small_positive_data() * 1e-160
+    with pytest.raises(ValueError, match=r"noise_variance_init is too large for X"):
+        FactorAnalysis(1, noise_variance_init=np.ones(5)).fit(X)
+
+
+def test_polynomial_kernel_overflow_names_both_arguments():
+    from pcalib.kernels import kernel_matrix
+
+    X = small_positive_data()
+    with pytest.raises(ValueError, match=r"rescale X and Y alike"):
+        kernel_matrix(X, X * 1e150, kernel="poly")
+    with pytest.raises(ValueError, match=r"rescale X \(e.g. standardise it\)"):
+        kernel_matrix(X * 1e150, kernel="poly")
+
+
+@pytest.mark.parametrize(
+    ("params", "named"),
+    [
+        ({"kernel": "rbf", "gamma": 1e-300}, "gamma_=1e-300"),
+        ({"kernel": "rbf", "bandwidth": 1e100}, "bandwidth"),
+        ({"kernel": "poly", "coef0": 1e50}, "coef0=1e[+]50"),
+    ],
+    ids=["tiny-gamma", "huge-bandwidth", "huge-coef0"],
+)
+def test_nystrom_with_a_flat_kernel_names_its_parameters(params, named):
+    model = KernelPCA(2, approximation="nystrom", n_landmarks=10, random_state=0, **params)
+    with pytest.raises(ValueError, match=rf"n_components must be between 1 and .*{named}"):
+        model.fit(small_positive_data())
