@@ -15,6 +15,8 @@ tie, the first such entry decides), so that printed results do not depend on
 the solver, the machine or the run.
 """
 
+import math
+
 import numpy as np
 import scipy.linalg
 
@@ -179,7 +181,8 @@ def soft_threshold(value, threshold):
     if not isinstance(threshold, float) or not threshold >= 0.0:
         threshold = check_non_negative_float(threshold, name="threshold")
     if isinstance(value, float):
-        check_finite_float(value, name="value")
+        if not math.isfinite(value):
+            check_finite_float(value, name="value")
     else:
         value = as_float_array(value, name="value", ndim=None)
         check_finite(value, name="value")
