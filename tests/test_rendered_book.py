@@ -340,7 +340,9 @@ def test_phone_menu_opens_and_follows_a_link(browser, server):
         menu.wait_for(state="visible", timeout=5000)
         link = menu.get_by_role("link", name=re.compile("PCA in high dimension"))
         link.click()
-        page.wait_for_url("**/book/high_dim.html", timeout=5000)
+        # the link is followed once the new page's document arrives; its load
+        # event (MathJax, figures) took over 5 s while JupyterLab's test ran beside
+        page.wait_for_url("**/book/high_dim.html", wait_until="domcontentloaded", timeout=30000)
         searches = page.evaluate(
             """() => [...document.querySelectorAll(".search-button-field, form.bd-search")]
                 .filter(e => e.offsetParent !== null).length"""
