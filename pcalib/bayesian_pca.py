@@ -122,6 +122,35 @@ def ard_em_step(X_centered, W, noise_variance, alpha):
     return W_new, noise_variance_new, log_likelihood
 
 
+def check_precisions_representable(X, scale):
+    """Refuse ``X`` whose precisions ``α_i`` could overflow in the units of ``X``.
+
+    A kept column has ``‖w_i‖² > 1e-12 trace(S)``, so its precision
+    ``α_i = d / ‖w_i‖²`` (eq. ``eq-ppca-ard-alpha``) is below
+    ``d / (1e-12 trace(S))``. Where that bound, in units of ``1 / X²``, is
+    beyond float64's range, the fit could end in ``α_i = inf``: it is refused
+    before any iteration. That happens only where ``trace(S) < 1e12 d / 1.8e308``,
+    for standard deviations of about 1e-148 and below.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    scale : float
+        The power of four that :func:`bayesian_pca` divides ``X`` by.
+    """
+    total_variance = float(np.sum(np.var(X / scale, axis=0)))
+    if total_variance == 0.0:
+        return  # PPCA refuses X without variance, by name
+    bound = X.shape[1] / (PRUNE_THRESHOLD * total_variance)
+    if not np.isfinite(times_scale_power(bound, scale, -2)):
+        raise ValueError(
+            f"X is too small for float64 arithmetic (largest absolute entry "
+            f"{np.abs(X).max():.3g}): a kept column's precision alpha_i = d / ||w_i||^2 "
+            "can reach d / (1e-12 trace(S)), beyond float64's largest number 1.8e308 in "
+            "units of 1 / X^2. Rescale X, e.g. divide it by its largest absolute entry."
+        )
+
+
 def bayesian_pca(X, n_components=None, *, max_iter=1000, tol=1e-6):
     """Bayesian PCA with ARD (Bishop 1999): PPCA whose superfluous columns are pruned.
 
@@ -163,8 +192,9 @@ def bayesian_pca(X, n_components=None, *, max_iter=1000, tol=1e-6):
     X = as_float_matrix(X, min_samples=2, min_features=2)
     check_positive_int(max_iter, name="max_iter")
     check_non_negative_float(tol, name="tol")
-    # PPCA validates n_components and refuses sigma^2 = 0; X / scale is exact
+    # X / scale is exact; PPCA validates n_components and refuses sigma^2 = 0
     scale = power_of_four_scale(X)
+    check_precisions_representable(X, scale)
     start = PPCA(n_components=n_components).fit(X / scale)
     n_samples, n_features = X.shape
     X_centered = X / scale - start.mean_
@@ -198,12 +228,6 @@ def bayesian_pca(X, n_components=None, *, max_iter=1000, tol=1e-6):
     components, _ = flip_signs(W[:, order].T)
     # σ² and α in the units of X, exact even where scale² itself would underflow
     alpha = times_scale_power(alpha[order], scale, -2)
-    if not np.all(np.isfinite(alpha)):
-        raise ValueError(
-            f"X is too small for float64 arithmetic (largest absolute entry "
-            f"{np.abs(X).max():.3g}): the precisions alpha = d / ||w_i||^2, in units of "
-            "1 / X^2, overflow. Rescale X, e.g. divide it by its largest absolute entry."
-        )
     return BayesianPCAResult(
         W=components.T * scale,
         mean=start.mean_ * scale,

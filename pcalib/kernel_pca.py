@@ -71,6 +71,7 @@ from ._validation import (
 )
 from .kernels import (
     KERNELS,
+    KernelOverflowError,
     as_kernel_input,
     distance_frame,
     kernel_matrix,
@@ -1032,7 +1033,17 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         params = check_kernel_params(self.kernel_params, kernel)
         if params:
             kernel = functools.partial(kernel, **params)
-        return kernel_matrix(X, Y, kernel=kernel, gamma=gamma, degree=self.degree, coef0=self.coef0)
+        try:
+            return kernel_matrix(
+                X, Y, kernel=kernel, gamma=gamma, degree=self.degree, coef0=self.coef0
+            )
+        except KernelOverflowError as error:
+            # the second set is X of fit, or its landmarks: the user passed X only
+            raise ValueError(
+                f"the polynomial kernel of degree {self.degree} overflows float64 on X; "
+                "rescale X (e.g. standardise it; transform needs X on the scale of fit's) "
+                "or lower gamma, |coef0| or degree."
+            ) from error
 
     def _flat_kernel_hint(self, gamma, n_points):
         """What a kernel matrix of low rank on ``n_points`` says about the parameters."""

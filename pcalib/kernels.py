@@ -42,6 +42,10 @@ __all__ = ["kernel_matrix", "linear_kernel", "polynomial_kernel", "rbf_kernel"]
 KERNELS = ("linear", "poly", "rbf")
 
 
+class KernelOverflowError(ValueError):
+    """A kernel matrix that overflows float64 on the data it was given."""
+
+
 def as_kernel_input(X, *, name="X", min_samples=1):
     """``X`` as a float64 array, or as a float64 CSR matrix when it is sparse.
 
@@ -237,7 +241,8 @@ def polynomial_kernel(X, Y=None, *, degree=3, gamma=None, coef0=1.0):
     -------
     K : ndarray of shape (n, m)
     """
-    data = "X (e.g. standardise it)" if Y is None else "X and Y alike (e.g. standardise both)"
+    one_set = Y is None or Y is X
+    data = "X (e.g. standardise it)" if one_set else "X and Y alike (e.g. standardise both)"
     X, Y = _check_pair(X, Y)
     degree = check_positive_int(degree, name="degree")
     gamma = resolve_gamma(gamma, None, X.shape[1])
@@ -248,7 +253,7 @@ def polynomial_kernel(X, Y=None, *, degree=3, gamma=None, coef0=1.0):
         K += coef0
         K **= degree
     if not np.isfinite(K).all():
-        raise ValueError(
+        raise KernelOverflowError(
             f"the polynomial kernel of degree {degree} overflows float64 on this "
             f"data; rescale {data} or lower gamma, |coef0| or degree."
         )

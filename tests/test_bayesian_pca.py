@@ -6,6 +6,8 @@ that generated the data, NumPy's eigendecomposition of the sample covariance
 eigenvalue) and SciPy's ``multivariate_normal.logpdf``.
 """
 
+import sys
+
 import numpy as np
 import pytest
 import scipy.linalg
@@ -89,7 +91,7 @@ def test_objective_is_likelihood_plus_gaussian_log_prior():
     assert log_prior(W, ard_precisions(W)) == pytest.approx(prior, rel=1e-12)
 
 
-@pytest.mark.parametrize("c", [1e-8, 255.0, 1e8])
+@pytest.mark.parametrize("c", [1e-140, 1e-8, 255.0, 1e8, 1e140])
 def test_fit_is_equivariant_to_the_scale_of_X(c):
     X, _ = planted(5)
     base, scaled = bayesian_pca(X), bayesian_pca(c * X)
@@ -113,6 +115,20 @@ def test_bad_arguments_are_refused_by_name(kwargs, name):
     X, _ = planted(6)
     with pytest.raises((ValueError, TypeError), match=name):
         bayesian_pca(X, **kwargs)
+
+
+def test_data_whose_precisions_could_overflow_is_refused_before_any_iteration(monkeypatch):
+    X, _ = planted(8)
+    standard_deviation = float(np.sqrt(np.mean(np.var(X, axis=0))))
+    # 1e-150 / sigma: standard deviations near 1e-150, below the bound of about 7.5e-149
+    tiny = X * (1e-150 / standard_deviation)
+
+    def no_iteration(*args):
+        raise AssertionError("an EM step ran before the refusal")
+
+    monkeypatch.setattr(sys.modules["pcalib.bayesian_pca"], "ard_em_step", no_iteration)
+    with pytest.raises(ValueError, match="X is too small"):
+        bayesian_pca(tiny)
 
 
 def test_bad_data_is_refused():

@@ -11,8 +11,10 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse
+from sklearn.base import clone
 from sklearn.metrics import pairwise
 
+from pcalib import KernelPCA
 from pcalib.kernels import kernel_matrix, linear_kernel, polynomial_kernel, rbf_kernel
 
 # Squared distances are formed as ‖x‖² + ‖y‖² - 2⟨x, y⟩ by pcalib and by
@@ -549,7 +551,6 @@ def test_non_symmetric_callable_kernel_is_refused_for_x_against_itself():
 
 
 def test_kernel_pca_refuses_a_non_symmetric_callable():
-    from pcalib import KernelPCA
 
     X = np.random.default_rng(1).standard_normal((10, 2))
     with pytest.raises(ValueError, match="non-symmetric"):
@@ -567,3 +568,24 @@ def test_polynomial_overflow_from_coef0_names_it():
     X = np.random.default_rng(0).standard_normal((6, 3))
     with pytest.raises(ValueError, match=r"overflows float64.*coef0"):
         polynomial_kernel(X, coef0=1e300)
+
+
+@pytest.mark.parametrize("approximation", ["exact", "nystrom"])
+def test_polynomial_overflow_in_kernel_pca_names_x_not_a_y_the_user_never_passed(approximation):
+    X = np.random.default_rng(1).standard_normal((40, 4))
+    options = {"n_landmarks": 10} if approximation == "nystrom" else {}
+    model = KernelPCA(n_components=2, kernel="poly", approximation=approximation, **options)
+    calls = (lambda: clone(model).fit(1e120 * X), lambda: model.fit(X).transform(1e120 * X))
+    for fit_or_transform in calls:
+        with pytest.raises(ValueError, match="overflows float64 on X; rescale X") as error:
+            fit_or_transform()
+        assert " Y" not in str(error.value)
+
+
+def test_polynomial_overflow_between_two_sets_names_both():
+    X = np.random.default_rng(2).standard_normal((6, 3))
+    with pytest.raises(ValueError, match="rescale X and Y alike"):
+        polynomial_kernel(X, 1e120 * X)
+    big = 1e120 * X
+    with pytest.raises(ValueError, match=r"rescale X \(e.g. standardise it\)"):
+        polynomial_kernel(big, big)  # Y is X: one set of points
