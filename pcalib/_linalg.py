@@ -29,6 +29,10 @@ from ._validation import (
     check_non_negative_float,
 )
 
+# The unit roundoff of float64 (machine epsilon, 2^-52) and log 2π, for every module.
+EPS = np.finfo(np.float64).eps
+LOG_2PI = np.log(2.0 * np.pi)
+
 # Below this order, or when at least half of the spectrum is wanted, the full
 # divide-and-conquer eigendecomposition beats LAPACK's partial one (MRRR),
 # whose set-up dominates on small matrices.
@@ -159,7 +163,7 @@ def numerical_rank(eigenvalues, shape):
     """
     if eigenvalues.size == 0 or eigenvalues[0] == 0.0:
         return 0
-    threshold = max(shape) * np.finfo(np.float64).eps * eigenvalues[0]
+    threshold = max(shape) * EPS * eigenvalues[0]
     return int(np.count_nonzero(eigenvalues > threshold))
 
 

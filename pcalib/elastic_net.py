@@ -25,7 +25,7 @@ from numbers import Integral
 
 import numpy as np
 
-from ._linalg import binary_exponent, soft_threshold
+from ._linalg import EPS, binary_exponent, soft_threshold
 from ._validation import (
     as_float_matrix,
     as_float_vector,
@@ -487,7 +487,7 @@ def _solve_active(M, right_hand_sides, active):
     diagonal = np.sqrt(np.diag(M))
     with np.errstate(divide="ignore", invalid="ignore"):  # a zero column: inf or NaN, refused
         condition = np.linalg.cond(M / np.outer(diagonal, diagonal))
-    if not condition <= 1.0 / (M.shape[0] * np.finfo(np.float64).eps):
+    if not condition <= 1.0 / (M.shape[0] * EPS):
         raise ValueError(
             f"The elastic-net path is not unique: columns {active.tolist()} of G are collinear "
             "and l2_penalty is too small to tell them apart (with l2_penalty=0, the lasso, any "

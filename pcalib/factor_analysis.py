@@ -23,10 +23,9 @@ Conventions:
 
 import numpy as np
 import scipy.linalg
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils.validation import validate_data
 
-from ._linalg import flip_signs, power_of_four_scale, times_scale_power
+from ._base import ComponentEstimator, LikelihoodScoreMixin
+from ._linalg import EPS, LOG_2PI, flip_signs, power_of_four_scale, times_scale_power
 from ._validation import (
     as_float_matrix,
     as_float_vector,
@@ -42,7 +41,6 @@ from ._validation import (
 __all__ = ["FactorAnalysis"]
 
 ROTATIONS = ("varimax", "quartimax")
-LOG_2PI = np.log(2.0 * np.pi)
 # Floor of each noise variance relative to its feature's variance (a Heywood
 # case stops there), as R's factanal(lower = 0.005).
 NOISE_FLOOR = 0.005
@@ -207,7 +205,7 @@ def orthomax_rotation(W, gamma=1.0, max_iter=1000, tol=1e-10):
     return R
 
 
-class FactorAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class FactorAnalysis(LikelihoodScoreMixin, ComponentEstimator):
     """Factor analysis: ``x = W z + μ + ε``, ``z ~ N(0, I)``, ``ε ~ N(0, Ψ)`` with ``Ψ`` diagonal.
 
     Fitted by maximum likelihood with EM. scikit-learn's ``FactorAnalysis``
@@ -319,7 +317,7 @@ class FactorAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         X_centered = X_scaled - mean
         variances = np.einsum("ij,ij->j", X_centered, X_centered) / n_samples
         # after the scaling every column has its largest |x| in [1/4, 1)
-        constant = np.flatnonzero(variances <= (1e3 * np.finfo(np.float64).eps) ** 2)
+        constant = np.flatnonzero(variances <= (1e3 * EPS) ** 2)
         if constant.size:
             raise ValueError(
                 f"X has {constant.size} constant feature(s), the first is column "
@@ -351,13 +349,22 @@ class FactorAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
                 "X varies by amounts too small for float64 arithmetic: its noise variances "
                 "underflow. Rescale X, e.g. divide it by its largest absolute entry."
             )
-        validate_data(self, X, reset=True, skip_check_array=True)
-        self.mean_, self.noise_variance_ = mean * scale, noise_variance
-        self.components_, self.explained_variance_ = W.T, np.sum(W**2, axis=0)
-        self.log_likelihood_history_ = history - n_samples * np.sum(np.log(scale))
-        self.loglike_ = list(self.log_likelihood_history_[1:])
-        self.n_iter_, self.converged_ = n_iter, converged
-        self.n_components_, self.n_samples_ = k, n_samples
+        log_likelihood_history = history - n_samples * np.sum(np.log(scale))
+        self._commit(
+            X,
+            {
+                "mean_": mean * scale,
+                "noise_variance_": noise_variance,
+                "components_": W.T,
+                "explained_variance_": np.sum(W**2, axis=0),
+                "log_likelihood_history_": log_likelihood_history,
+                "loglike_": list(log_likelihood_history[1:]),
+                "n_iter_": n_iter,
+                "converged_": converged,
+                "n_components_": k,
+                "n_samples_": n_samples,
+            },
+        )
         return self
 
     def _check_noise_variance_init(self, n_features):
@@ -454,23 +461,3 @@ class FactorAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         """
         X_checked = check_new_data(self, X, fitted_attribute="components_")
         return fa_log_likelihood(X_checked - self.mean_, self._W(), self.noise_variance_)
-
-    def score(self, X, y=None):
-        """Average log-likelihood of the rows of ``X``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features_in_)
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        float
-        """
-        return float(np.mean(self.score_samples(X)))
-
-    @property
-    def _n_features_out(self):
-        """Number of columns of ``transform``, for ``get_feature_names_out``."""
-        return self.n_components_

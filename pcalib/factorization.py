@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._linalg import EPS
 from ._validation import (
     as_float_matrix,
     as_generator,
@@ -140,7 +141,7 @@ def _has_converged(objective_history, tol, floor):
 
 def _rounding_floor(X):
     """``(max(n, d) · eps)² · ‖X‖²_F``, the rounding level of ``‖X - Z Wᵀ‖²_F``."""
-    return (max(X.shape) * np.finfo(np.float64).eps) ** 2 * np.einsum("ij,ij->", X, X)
+    return (max(X.shape) * EPS) ** 2 * np.einsum("ij,ij->", X, X)
 
 
 def pca_als(X, n_components, *, max_iter=1000, tol=1e-12, random_state=None):

@@ -46,6 +46,7 @@ import scipy.sparse
 import scipy.sparse.linalg
 
 from ._linalg import (
+    EPS,
     flip_signs,
     numerical_rank,
     randomized_svd,
@@ -76,8 +77,6 @@ __all__ = [
     "optimal_hard_threshold",
     "range_error_bound",
 ]
-
-EPS = np.finfo(np.float64).eps
 
 
 def principal_axes_gram(X_centered, n_components):

@@ -47,11 +47,18 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import validate_data
 
-from ._linalg import flip_signs, numerical_rank, randomized_svd, resolve_iterated_power, top_eigh
+from ._base import ComponentEstimator
+from ._linalg import (
+    EPS,
+    flip_signs,
+    numerical_rank,
+    randomized_svd,
+    resolve_iterated_power,
+    top_eigh,
+)
 from ._validation import (
     MAX_INT,
     as_float_matrix,
@@ -167,7 +174,7 @@ def symmetric_part(K):
     asymmetry = np.abs(K - K.T).max()
     if asymmetry == 0.0:
         return K
-    if asymmetry > K.shape[0] * np.finfo(np.float64).eps * np.abs(K).max():
+    if asymmetry > K.shape[0] * EPS * np.abs(K).max():
         warnings.warn(
             f"the precomputed kernel matrix is not symmetric (largest |K - Kᵀ| = "
             f"{asymmetry:.3g}); kernel PCA uses its symmetric part (K + Kᵀ) / 2.",
@@ -327,7 +334,7 @@ def positive_part(eigenvalues, shape, *, scale, what, warn=True):
     ValueError
         An eigenvalue is significantly negative.
     """
-    rounding = max(shape) * np.finfo(np.float64).eps * scale
+    rounding = max(shape) * EPS * scale
     largest = max(float(eigenvalues[0]), 0.0)
     smallest = float(eigenvalues[-1])
     if smallest < -max(rounding, NEGATIVE_RATIO * largest):
@@ -624,7 +631,7 @@ def check_n_jobs(n_jobs):
 ARPACK_MAX_ITER = 2**31 - 1
 
 
-class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class KernelPCA(ComponentEstimator):
     """Kernel principal component analysis, exact or approximate.
 
     PCA in the feature space of a kernel (chapter 3): the scores of ``x`` are
@@ -919,16 +926,11 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         if self.fit_inverse_transform:
             fitted["dual_coef_"] = self._fit_pre_image(scores, X_checked, gamma)
             fitted["X_transformed_fit_"] = scores.copy()
-        validate_data(self, X, reset=True, skip_check_array=True)
-        for name in ("dual_coef_", "X_transformed_fit_"):
-            if hasattr(self, name) and name not in fitted:
-                delattr(self, name)
-        for name, value in fitted.items():
-            setattr(self, name, value)
-        self.gamma_ = gamma
-        self.n_samples_ = n_samples
-        self.n_components_ = scores.shape[1]
-        self.explained_variance_ = self.eigenvalues_ / (n_samples - 1)
+        fitted["gamma_"] = gamma
+        fitted["n_samples_"] = n_samples
+        fitted["n_components_"] = scores.shape[1]
+        fitted["explained_variance_"] = fitted["eigenvalues_"] / (n_samples - 1)
+        self._commit(X, fitted)
         return scores.astype(result_dtype(X), copy=False)
 
     def _check_parameters(self):
@@ -1281,6 +1283,11 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         K = self._kernel(Z, self.X_transformed_fit_, self.gamma_)
         return (K @ self.dual_coef_).astype(result_dtype(X), copy=False)
 
+    @property
+    def _n_features_out(self):
+        """Number of columns of ``transform`` (``components_`` exists in approximate modes only)."""
+        return self.n_components_
+
     def __sklearn_tags__(self):
         """Sparse input, float32 kept, and pairwise input for a precomputed kernel."""
         tags = super().__sklearn_tags__()
@@ -1288,11 +1295,6 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         tags.input_tags.pairwise = self.kernel == "precomputed"
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
-
-    @property
-    def _n_features_out(self):
-        """Number of output features, used by ``get_feature_names_out``."""
-        return self.eigenvalues_.shape[0]
 
 
 def dense(X):

@@ -57,10 +57,10 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import validate_data
 
-from ._linalg import randomized_svd
+from ._base import ComponentEstimator
+from ._linalg import EPS, randomized_svd
 from ._validation import (
     MAX_SUM_OF_SQUARES,
     as_float_matrix,
@@ -110,7 +110,7 @@ NEWTON_BLOCK = 4_000_000
 # to 0 after each update, as scikit-learn does; the factors are of order 1 in
 # the units of the fit, so this is relative to the data, and zeros of X are
 # then reproduced exactly.
-MU_ZERO = np.finfo(np.float64).eps
+MU_ZERO = EPS
 # NNDSVD entries below this times √σ₁, the largest an entry can be, are set
 # to zero (and filled, for "nndsvda" and "nndsvdar").
 NNDSVD_ZERO = 1e-6
@@ -1070,7 +1070,7 @@ def solve_W(X, W, H, *, beta, l1_penalty, l2_penalty, rtol=1e-10):
     return np.vstack([newton(X[b], W[b], H, l1_penalty, l2_penalty, rtol=rtol) for b in blocks])
 
 
-class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class NMF(ComponentEstimator):
     """Non-negative matrix factorisation ``X ≈ W H``, with scikit-learn's names.
 
     ``W`` (n_samples × k) holds the coefficients of the samples and ``H``
@@ -1420,15 +1420,22 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         W, H = np.ldexp(W, e), np.ldexp(H, e)
         if not any(penalties):
             W, H = normalise(W, H)
-        validate_data(self, X, reset=True, skip_check_array=True)
-        self.components_, self.n_components_ = H.astype(dtype, copy=False), k
-        self.init_, self.extrapolate_ = init, extrapolate
-        self.objective_history_ = history
-        self.n_iter_, self.converged_ = len(history) - 1, converged
-        self.n_samples_ = X_checked.shape[0]
-        # √(2 × loss) is in units of 2^(objective_exponent / 2)
-        self.reconstruction_err_ = float(
-            times_power_of_two(np.sqrt(2.0 * loss), objective_exponent / 2)
+        self._commit(
+            X,
+            {
+                "components_": H.astype(dtype, copy=False),
+                "n_components_": k,
+                "init_": init,
+                "extrapolate_": extrapolate,
+                "objective_history_": history,
+                "n_iter_": len(history) - 1,
+                "converged_": converged,
+                "n_samples_": X_checked.shape[0],
+                # √(2 × loss) is in units of 2^(objective_exponent / 2)
+                "reconstruction_err_": float(
+                    times_power_of_two(np.sqrt(2.0 * loss), objective_exponent / 2)
+                ),
+            },
         )
         return W.astype(dtype, copy=False)
 
@@ -1488,7 +1495,3 @@ class NMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         if W.shape[1] != self.n_components_:
             raise ValueError(f"W has {W.shape[1]} columns; expected {self.n_components_}.")
         return W @ self.components_
-
-    @property
-    def _n_features_out(self):
-        return self.components_.shape[0]

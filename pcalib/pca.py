@@ -21,10 +21,10 @@ from typing import NamedTuple
 import numpy as np
 import scipy.linalg
 import scipy.sparse
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import validate_data
 
-from ._linalg import binary_exponent, flip_signs, numerical_rank, top_eigh
+from ._base import ComponentEstimator, PPCAModelMixin
+from ._linalg import EPS, binary_exponent, flip_signs, numerical_rank, top_eigh
 from ._validation import (
     MAX_SUM_OF_SQUARES,
     as_float_matrix,
@@ -44,6 +44,7 @@ from ._validation import (
     result_dtype,
 )
 from .high_dim import (
+    SPARSE_SOLVERS,
     centered_operator,
     principal_axes_arpack,
     principal_axes_gram,
@@ -62,12 +63,8 @@ __all__ = ["PCA", "parallel_analysis"]
 FULL_SOLVERS = ("full", "covariance_eigh", "gram")
 PARTIAL_SOLVERS = ("arpack", "subspace", "randomized")
 SVD_SOLVERS = ("auto", *FULL_SOLVERS, *PARTIAL_SOLVERS)
-# Solvers that see a sparse X only through products with it, centred implicitly
-# (chapter 2); on sparse input "auto" means "arpack", as in scikit-learn.
-SPARSE_SOLVERS = ("arpack", "covariance_eigh", "randomized")
 # The re-orthonormalisation between power iterations of the randomized range finder.
 POWER_ITERATION_NORMALIZERS = ("auto", "QR")
-EPS = np.finfo(np.float64).eps
 
 
 def principal_axes_svd(X_centered):
@@ -275,7 +272,7 @@ def _constant_columns(X, mean, variance):
     rounding noise. Columns whose variance is at that noise level are tested
     exactly on ``X``; the others cannot be constant.
     """
-    noise_level = (64 * np.finfo(np.float64).eps * np.abs(mean)) ** 2
+    noise_level = (64 * EPS * np.abs(mean)) ** 2
     candidates = np.flatnonzero(variance <= noise_level)
     columns = X[:, candidates]
     return candidates[columns.min(axis=0, initial=np.inf) == columns.max(axis=0, initial=-np.inf)]
@@ -335,7 +332,7 @@ def covariance_is_accurate(explained_variance, n_components, *, mean_norm2=0.0):
     bool
     """
     largest, smallest_kept = explained_variance[0], explained_variance[n_components - 1]
-    return np.finfo(np.float64).eps * (largest + mean_norm2) <= COVARIANCE_RTOL * smallest_kept
+    return EPS * (largest + mean_norm2) <= COVARIANCE_RTOL * smallest_kept
 
 
 def covariance_from_raw_products(X):
@@ -619,7 +616,7 @@ def sparse_solver_error(svd_solver):
     )
 
 
-class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class PCA(PPCAModelMixin, ComponentEstimator):
     """Principal component analysis.
 
     Finds the orthonormal directions of largest variance of the (centred,
@@ -843,9 +840,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             attributes = self._fit_sparse(X, random_state)
         else:
             attributes = self._fit_dense(X, random_state)
-        validate_data(self, X, reset=True, skip_check_array=True)
-        for name, value in attributes.items():
-            setattr(self, name, value)
+        self._commit(X, attributes)
         return self
 
     def _fit_dense(self, X, random_state):
@@ -1163,150 +1158,6 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         if self.scale_ is not None:
             X_hat *= self.scale_
         return (X_hat + self.mean_).astype(dtype, copy=False)
-
-    # ------------------------------------------------- the PPCA model (chapter 4)
-    def _model_spectrum(self):
-        """Eigenvalues of the PPCA model's covariance on the standardised scale.
-
-        The covariance ``C = Vᵀ diag(λ) V + σ² (I - Vᵀ V)``, ``V`` the
-        components, has the eigenvalues ``λ_i = max(explained_variance_i, σ²)``
-        along the components and ``σ² = noise_variance_`` on their orthogonal
-        complement (eq. ``eq-ppca-marginal``).
-
-        Returns
-        -------
-        V : ndarray of shape (n_components_, n_features), float64
-        eigenvalues : ndarray of shape (n_components_,)
-        noise_variance : float
-        """
-        check_fitted(self, "components_")
-        noise_variance = self.noise_variance_
-        eigenvalues = np.maximum(self.explained_variance_.astype(np.float64), noise_variance)
-        return self.components_.astype(np.float64), eigenvalues, noise_variance
-
-    def _check_model_invertible(self, eigenvalues, noise_variance):
-        """Raise ``ValueError`` when the model covariance is singular (``σ² = 0``, rank < d)."""
-        n_features = self.components_.shape[1]
-        spectrum = eigenvalues if self.n_components_ == n_features else [noise_variance]
-        largest = max(float(np.max(eigenvalues, initial=0.0)), noise_variance)
-        if np.min(spectrum) <= max(self.n_samples_, n_features) * EPS * largest:
-            raise ValueError(
-                "The PPCA model of this PCA has a singular covariance: noise_variance_ is 0 "
-                f"because n_components_ = min(n_samples, n_features) = {self.n_components_}, "
-                "or a kept variance is 0 (rank-deficient X), so the model has no density. "
-                "Fit with fewer components to score samples or get the precision."
-            )
-
-    def get_covariance(self):
-        """Covariance of the PPCA model, ``C = W Wᵀ + σ² I`` (chapter 4, eq. ``eq-ppca-marginal``).
-
-        ``W = components_ᵀ diag(max(explained_variance_ - σ², 0))^{1/2}`` with
-        ``σ² = noise_variance_``: the maximum-likelihood PPCA fit of chapter 4
-        (eqs. ``eq-ppca-ml-W`` and ``eq-ppca-ml-sigma2``) with the ``1/(n - 1)``
-        covariance, as scikit-learn's ``PCA.get_covariance``. It does not
-        depend on ``whiten``. With ``standardize=True`` the model is fitted to
-        the standardised data and ``C`` is returned in the units of ``X``:
-        ``D C_std D`` with ``D = diag(scale_)``.
-
-        Returns
-        -------
-        C : ndarray of shape (n_features_in_, n_features_in_)
-        """
-        V, eigenvalues, noise_variance = self._model_spectrum()
-        C = (V.T * (eigenvalues - noise_variance)) @ V
-        C[np.diag_indices_from(C)] += noise_variance
-        if self.scale_ is not None:
-            C *= np.outer(self.scale_, self.scale_)
-        return C.astype(self.components_.dtype, copy=False)
-
-    def get_precision(self):
-        """Inverse of :meth:`get_covariance`, from the spectrum of the model.
-
-        ``C⁻¹ = I / σ² + Vᵀ diag(1/λ_i - 1/σ²) V`` (``Vᵀ diag(1/λ_i) V`` when
-        ``n_components_ = n_features``), then ``D⁻¹ C_std⁻¹ D⁻¹`` with
-        ``standardize=True``.
-
-        Returns
-        -------
-        precision : ndarray of shape (n_features_in_, n_features_in_)
-
-        Raises
-        ------
-        ValueError
-            The model covariance is singular (``noise_variance_ = 0`` with fewer
-            components than features, or a kept variance of 0).
-        """
-        V, eigenvalues, noise_variance = self._model_spectrum()
-        self._check_model_invertible(eigenvalues, noise_variance)
-        if self.n_components_ == V.shape[1]:
-            precision = (V.T / eigenvalues) @ V
-        else:
-            precision = (V.T * (1 / eigenvalues - 1 / noise_variance)) @ V
-            precision[np.diag_indices_from(precision)] += 1 / noise_variance
-        if self.scale_ is not None:
-            precision /= np.outer(self.scale_, self.scale_)
-        return precision.astype(self.components_.dtype, copy=False)
-
-    def score_samples(self, X):
-        """Log-likelihood ``log N(x | mean_, C)`` of each row (PPCA, eq. ``eq-ppca-loglik``).
-
-        With ``x_s = (x - mean_) / scale_`` and its scores ``z = V x_s``:
-        ``-½ (d log 2π + log det C + Σ_i z_i² / λ_i + ‖x_s - Vᵀ z‖² / σ²)``,
-        the part of ``x_s`` along the components and the part orthogonal to
-        them; ``log det C = Σ_i log λ_i + (d - k) log σ² + 2 Σ_j log scale_j``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features_in_)
-
-        Returns
-        -------
-        log_likelihood : ndarray of shape (n_samples,)
-
-        Raises
-        ------
-        ValueError
-            The model covariance is singular (see :meth:`get_precision`).
-        """
-        X_checked, dtype = self._check_new_data(X)
-        if scipy.sparse.issparse(X_checked):
-            raise TypeError("score_samples takes dense X; convert it with X.toarray().")
-        V, eigenvalues, noise_variance = self._model_spectrum()
-        self._check_model_invertible(eigenvalues, noise_variance)
-        X_s = self._center_and_scale(X_checked)
-        Z = X_s @ V.T
-        n_features, n_components = V.shape[1], V.shape[0]
-        quadratic = (Z**2 / eigenvalues).sum(axis=1)
-        log_det = float(np.sum(np.log(eigenvalues)))
-        if n_components < n_features:
-            residual = X_s - Z @ V
-            quadratic += np.einsum("ij,ij->i", residual, residual) / noise_variance
-            log_det += (n_features - n_components) * np.log(noise_variance)
-        if self.scale_ is not None:
-            log_det += 2 * float(np.sum(np.log(self.scale_.astype(np.float64))))
-        log_likelihood = -0.5 * (n_features * np.log(2 * np.pi) + log_det + quadratic)
-        return log_likelihood.astype(dtype, copy=False)
-
-    def score(self, X, y=None):
-        """Average log-likelihood of the rows of ``X`` under the PPCA model.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features_in_)
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        float
-            The mean of :meth:`score_samples`.
-        """
-        return float(np.mean(self.score_samples(X)))
-
-    @property
-    def _n_features_out(self):
-        """Number of output features, used by ``get_feature_names_out``."""
-        return self.components_.shape[0]
 
 
 # ----------------------------------------------------------------------------

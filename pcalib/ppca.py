@@ -40,10 +40,9 @@ from typing import NamedTuple
 import numpy as np
 import scipy.linalg
 import scipy.special
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils.validation import validate_data
 
-from ._linalg import flip_signs, power_of_four_scale, top_eigh
+from ._base import ComponentEstimator, LikelihoodScoreMixin
+from ._linalg import EPS, LOG_2PI, flip_signs, power_of_four_scale, top_eigh
 from ._validation import (
     as_float_matrix,
     as_generator,
@@ -62,8 +61,6 @@ from .high_dim import principal_axes_gram
 __all__ = ["PPCA", "PPCAEvidenceResult", "ppca_evidence"]
 
 SOLVERS = ("auto", "closed_form", "em")
-LOG_2PI = np.log(2.0 * np.pi)
-EPS = np.finfo(np.float64).eps
 
 
 def top_eigenpairs_of_covariance(X_centered, n_components, ddof):
@@ -347,7 +344,7 @@ def missing_m_step(X, observed, Ez, cov_z):
     return W_tilde[:, k], W_tilde[:, :k], float(noise_variance)
 
 
-class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class PPCA(LikelihoodScoreMixin, ComponentEstimator):
     """Probabilistic PCA: ``x = W z + μ + ε`` with ``z ~ N(0, I)``, ``ε ~ N(0, σ² I)``.
 
     Fitted by maximum likelihood, in closed form or by EM; EM also fits data
@@ -487,13 +484,22 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         fitted = self._fit_scaled(X_checked, observed, solver, k)
         U, W = canonical_loadings(fitted.pop("W"))
         noise_variance = fitted["noise_variance"]
-        validate_data(self, X, reset=True, skip_check_array=True)
-        self.mean_, self.noise_variance_ = fitted["mean"], noise_variance
-        self.W_, self.components_ = W, U.T
-        self.explained_variance_ = np.sum(W * W, axis=0) + noise_variance
-        self.n_iter_, self.converged_ = fitted["n_iter"], fitted["converged"]
-        self.log_likelihood_history_ = np.asarray(fitted["history"])
-        self.solver_, self.n_components_, self.n_samples_ = solver, k, n_samples
+        self._commit(
+            X,
+            {
+                "mean_": fitted["mean"],
+                "noise_variance_": noise_variance,
+                "W_": W,
+                "components_": U.T,
+                "explained_variance_": np.sum(W * W, axis=0) + noise_variance,
+                "n_iter_": fitted["n_iter"],
+                "converged_": fitted["converged"],
+                "log_likelihood_history_": np.asarray(fitted["history"]),
+                "solver_": solver,
+                "n_components_": k,
+                "n_samples_": n_samples,
+            },
+        )
         return self
 
     def _check_parameters(self):
@@ -870,23 +876,6 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         X_checked, observed = self._check_new_data(X)
         return missing_e_step(X_checked, observed, self.mean_, self.W_, self.noise_variance_)[2]
 
-    def score(self, X, y=None):
-        """Average log-likelihood of the rows of ``X`` (as scikit-learn's ``PCA.score``).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features_in_)
-            NaN marks a missing entry when ``allow_missing``.
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        float
-            The mean of :meth:`score_samples`.
-        """
-        return float(np.mean(self.score_samples(X)))
-
     def impute(self, X):
         """Replace missing entries by ``E[x_M | x_O] = μ_M + W_M E[z | x_O]``.
 
@@ -924,11 +913,6 @@ class PPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         z = rng.standard_normal((n_samples, self.n_components_))
         noise = rng.standard_normal((n_samples, self.W_.shape[0])) * np.sqrt(self.noise_variance_)
         return z @ self.W_.T + self.mean_ + noise
-
-    @property
-    def _n_features_out(self):
-        """Number of output features, used by ``get_feature_names_out``."""
-        return self.n_components_
 
 
 # ----------------------------------------------------------------------------

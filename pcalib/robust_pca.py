@@ -32,10 +32,9 @@ import numpy as np
 import scipy.linalg
 import scipy.optimize
 import scipy.sparse.linalg
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils.validation import validate_data
 
-from ._linalg import flip_signs, power_of_four_scale, randomized_svd, soft_threshold
+from ._base import ComponentEstimator
+from ._linalg import EPS, flip_signs, power_of_four_scale, randomized_svd, soft_threshold
 from ._validation import (
     as_float_matrix,
     as_generator,
@@ -298,7 +297,7 @@ def predict_rank(rank, previous_guess, n_min):
     return min(rank + max(1, round(0.05 * n_min)), n_min)
 
 
-class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class RobustPCA(ComponentEstimator):
     """Principal component pursuit: ``M = L + S``, ``L`` low rank, ``S`` sparse.
 
     Solved by the inexact augmented Lagrangian method (algorithm ``alg-rpca``).
@@ -487,10 +486,8 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         fitted["low_rank_"] *= scale
         fitted["sparse_"] *= scale
         fitted["mu_"] = self._unscaled_mu(fitted["mu_"], scale)
-        validate_data(self, X, reset=True, skip_check_array=True)
-        self.n_samples_ = M.shape[0]
-        for name, value in fitted.items():
-            setattr(self, name, value)
+        fitted["n_samples_"] = M.shape[0]
+        self._commit(X, fitted)
         return self
 
     def _scaled_mu(self, scale, largest):
@@ -655,10 +652,6 @@ class RobustPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         if Z.shape[1] != self.rank_:
             raise ValueError(f"Z has {Z.shape[1]} columns but rank_ is {self.rank_}.")
         return Z @ self.components_
-
-    @property
-    def _n_features_out(self):
-        return self.components_.shape[0]
 
 
 # ------------------------------------------- non-convex robust PCA: AltProj
@@ -1015,7 +1008,7 @@ def l1_low_rank(X, n_components, *, max_iter=500, tol=1e-6):
     history = [np.abs(X - offset - Z @ W.T).sum()]
     # an L1 loss at this level is an exact fit up to rounding: weights 1/|r| of
     # rounding noise would only make the weighted least squares ill-conditioned
-    exact = max(X.shape) * np.finfo(np.float64).eps * np.abs(X).sum()
+    exact = max(X.shape) * EPS * np.abs(X).sum()
     converged = False
     for _ in range(max_iter):
         if tol > 0 and history[-1] <= exact:

@@ -23,10 +23,9 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils.validation import validate_data
 
-from ._linalg import binary_exponent, flip_signs, top_eigh
+from ._base import ComponentEstimator
+from ._linalg import EPS, binary_exponent, flip_signs, top_eigh
 from ._validation import (
     as_float_matrix,
     check_bool,
@@ -42,8 +41,6 @@ from .pca import center_and_scale
 
 # The entry points: the other public names are building blocks that trust their caller.
 __all__ = ["ElasticNetSPCA", "truncated_power_method"]
-
-EPS = np.finfo(np.float64).eps
 
 
 def adjusted_variance(gram, loadings):
@@ -154,7 +151,7 @@ def _warn_about_counts(loadings, counts):
         )
 
 
-class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class ElasticNetSPCA(ComponentEstimator):
     """Sparse PCA of Zou, Hastie and Tibshirani: alternating elastic net and Procrustes.
 
     **Not scikit-learn's** ``SparsePCA``: that estimator is L1-penalised
@@ -290,8 +287,7 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         )
         gram = X_centered.T @ X_centered / (n_samples - 1)
         fitted = self._fit_gram(gram, gram_exponent=2 * exponent, n_samples=n_samples)
-        validate_data(self, X, reset=True, skip_check_array=True)
-        self._set(fitted, mean, scale, n_samples)
+        self._commit(X, fitted | {"mean_": mean, "scale_": scale, "n_samples_": n_samples})
         return self
 
     def fit_gram(self, gram):
@@ -316,17 +312,9 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         if np.trace(gram) == 0.0:
             raise ValueError("gram is zero: every feature has zero variance.")
         fitted = self._fit_gram(gram)
-        self.n_features_in_ = gram.shape[0]
-        if hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
-        self._set(fitted, None, None, None)
+        unknown = {"mean_": None, "scale_": None, "n_samples_": None}
+        self._commit(None, fitted | unknown | {"n_features_in_": gram.shape[0]})
         return self
-
-    def _set(self, fitted, mean, scale, n_samples):
-        for name, value in fitted.items():
-            setattr(self, name, value)
-        self.mean_, self.scale_ = mean, scale
-        self.n_samples_ = n_samples
 
     def _check_parameters(self):
         check_bool(self.standardize, name="standardize")
@@ -481,11 +469,6 @@ class ElasticNetSPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         if self.scale_ is not None:
             X_centered /= self.scale_
         return X_centered @ self.components_.T
-
-    @property
-    def _n_features_out(self):
-        """Number of output features, used by ``get_feature_names_out``."""
-        return self.components_.shape[0]
 
 
 def truncate(x, n_nonzero):

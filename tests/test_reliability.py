@@ -16,6 +16,7 @@ import inspect
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse
 from public_api import (
@@ -32,6 +33,8 @@ from public_api import (
 )
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
+
+from pcalib import ElasticNetSPCA
 
 ESTIMATORS = estimator_configurations()
 FUNCTIONS = entry_point_functions()
@@ -175,6 +178,34 @@ def test_a_failed_refit_keeps_the_earlier_fit(estimator):
             fitted.fit(X_bad)
         assert_same_attributes(before, fitted_attributes(fitted))
         np.testing.assert_array_equal(fitted.transform(X), scores)
+
+
+def previous_configuration(estimator):
+    """The configuration listed before ``estimator``'s for its class (cyclically)."""
+    same_class = [e for e in ESTIMATORS if type(e) is type(estimator)]
+    return same_class[same_class.index(estimator) - 1]
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=configuration_id)
+def test_a_refit_in_another_configuration_leaves_nothing_of_the_earlier_fit(estimator):
+    # the earlier fit has other options and column names, which the refit drops
+    earlier = previous_configuration(estimator)
+    X = data_for(estimator, positive_data())
+    X_earlier = pd.DataFrame(data_for(earlier, positive_data(seed=1)))
+    X_earlier.columns = [f"x{j}" for j in range(X.shape[1])]
+    refitted = quiet_fit(clone(earlier), X_earlier)
+    assert hasattr(refitted, "feature_names_in_")
+    quiet_fit(refitted.set_params(**estimator.get_params()), X)
+    assert_same_attributes(snapshot(quiet_fit(clone(estimator), X)), fitted_attributes(refitted))
+
+
+def test_fit_gram_after_fit_leaves_no_mean_scale_or_feature_names():
+    X = pd.DataFrame(positive_data(), columns=[f"x{j}" for j in range(6)])
+    gram = np.cov(X.to_numpy(), rowvar=False)
+    refitted = ElasticNetSPCA(n_components=2, l1_penalty=0.01).fit(X).fit_gram(gram)
+    fresh = ElasticNetSPCA(n_components=2, l1_penalty=0.01).fit_gram(gram)
+    assert_same_attributes(snapshot(fresh), fitted_attributes(refitted))
+    assert refitted.mean_ is None and not hasattr(refitted, "feature_names_in_")
 
 
 # ----------------------------------------------------------------------------
