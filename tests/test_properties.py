@@ -34,7 +34,6 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
 from pcalib import NMF, PCA, FactorAnalysis, KernelPCA, RobustPCA
-from pcalib.factor_analysis import orthomax_criterion
 
 SETTINGS = settings(deadline=None, max_examples=60, database=None)
 SOLVERS = ["full", "covariance_eigh"]
@@ -310,11 +309,18 @@ def test_every_estimator_is_deterministic_with_consistent_scores(estimator, X):
 
 
 # The fits that depend on the order of the rows only through rounding: not
-# NMF and RobustPCA (no spectrum), nor Nyström (its landmarks are rows).
+# NMF and RobustPCA (no spectrum), nor Nyström (its landmarks are rows). Nor
+# factor analysis: on data with an exact symmetry (exchangeable columns, which
+# these strategies draw often) its likelihood has saddle points, and the row
+# order decides, through rounding, whether EM stays on one (measured: on a
+# 10 x 4 draw, 58 iterations to a log-likelihood 0.14 below the 41 600 of the
+# other orders, at tol=1e-10). test_factor_analysis.py checks its row order on
+# generic data.
 WITH_SPECTRUM = [
     e
     for e in CONFIGURATIONS
-    if not isinstance(e, (NMF, RobustPCA)) and getattr(e, "approximation", "") != "nystrom"
+    if not isinstance(e, (NMF, RobustPCA, FactorAnalysis))
+    and getattr(e, "approximation", "") != "nystrom"
 ]
 
 
@@ -331,18 +337,4 @@ def test_explained_variance_does_not_depend_on_row_order(estimator, X, data):
     # tol, which leaves the eigenvalues off by up to about √tol relative
     rtol = 10 * np.sqrt(a.tol) if getattr(a, "n_iter_", 0) > 0 else 0.0
     atol = 1e-8 * max(np.abs(a.explained_variance_).sum(), 1e-300)
-    if isinstance(a, FactorAnalysis):
-        # factor analysis orders its factors by WᵀΨ⁻¹W, not by these variances,
-        # and an orthomax rotation may have several maxima of equal criterion:
-        # what must not move is the model, WWᵀ + Ψ, and the rotation's criterion
-        scale = np.abs(a.get_covariance()).max()
-        tolerance = max(rtol, 1e-8)
-        np.testing.assert_allclose(b.get_covariance(), a.get_covariance(), atol=tolerance * scale)
-        if a.rotation is not None:
-            gamma = 1.0 if a.rotation == "varimax" else 0.0
-            criteria = [orthomax_criterion(f.components_.T, gamma) for f in (a, b)]
-            # the criterion is a sum of fourth powers of the loadings
-            atol_criterion = tolerance * np.sum(a.components_**2) ** 2
-            np.testing.assert_allclose(criteria[1], criteria[0], atol=atol_criterion)
-        return
     np.testing.assert_allclose(b.explained_variance_, a.explained_variance_, rtol=rtol, atol=atol)
