@@ -33,6 +33,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# The full text of every failure (traceback, hypothesis's falsifying example), one file per run.
+FAILURE_DIR = ROOT / "_build" / "portability"
 
 # The x86-64 kernels of OpenBLAS's DYNAMIC_ARCH builds, oldest first, each with
 # the CPU flags (as /proc/cpuinfo names them) that its code uses.
@@ -151,7 +153,11 @@ def plan_kernels(requested):
 
 
 def run_suite(kernel, threads, pytest_args, jobs):
-    """Run pytest under ``kernel`` with ``threads`` BLAS threads; the junit report's failures."""
+    """Run pytest under ``kernel`` with ``threads`` BLAS threads.
+
+    Returns the number passed, the failures as ``(test id, first line of the
+    message, full text)`` and the seconds taken.
+    """
     report = Path(tempfile.mkdtemp(prefix="pcalib-portability-")) / "report.xml"
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", f"--junitxml={report}"]
     if jobs > 1:
@@ -170,17 +176,28 @@ def run_suite(kernel, threads, pytest_args, jobs):
     seconds = time.monotonic() - start
     if not report.exists():
         tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-20:])
-        return None, [f"pytest wrote no report (exit {result.returncode}):\n{tail}"], seconds
+        return None, [("pytest wrote no report", f"exit {result.returncode}", tail)], seconds
     passed, failures = 0, []
     for case in ET.parse(report).getroot().iter("testcase"):
         bad = case.find("failure") if case.find("failure") is not None else case.find("error")
         if bad is not None:
-            failures.append(f"{case.get('classname')}::{case.get('name')}")
+            message = (bad.get("message") or "").strip().splitlines() or [""]
+            failures.append(
+                (f"{case.get('classname')}::{case.get('name')}", message[0][:160], bad.text or "")
+            )
         elif case.find("skipped") is None:
             passed += 1
     if result.returncode not in (0, 1) or (result.returncode == 1 and not failures):
-        failures.append(f"pytest exited with {result.returncode}")
+        failures.append((f"pytest exited with {result.returncode}", "", result.stderr[-2000:]))
     return passed, failures, seconds
+
+
+def write_failures(failures, name):
+    """Write the full text of ``failures`` to ``FAILURE_DIR / name``; return its path."""
+    FAILURE_DIR.mkdir(parents=True, exist_ok=True)
+    path = FAILURE_DIR / name
+    path.write_text("\n\n".join(f"{test_id}\n{text}" for test_id, _, text in failures))
+    return path
 
 
 def main(argv=None):
@@ -215,20 +232,21 @@ def main(argv=None):
             print(f"running: {label}, {jobs} pytest worker{'s' * (jobs > 1)} ...", flush=True)
             passed, failures, seconds = run_suite(kernel, threads, args.pytest_args, jobs)
             rows.append((label, passed, len(failures), seconds))
-            if failures:
-                failed[label] = failures
             print(f"  {passed} passed, {len(failures)} failed in {seconds:.0f} s", flush=True)
-            for failure in failures:
-                print(f"    failed: {failure}", flush=True)
+            if failures:
+                path = write_failures(failures, f"{kernel or 'default'}-{threads}-threads.txt")
+                failed[label] = failures, path
+            for test_id, message, _ in failures:
+                print(f"    failed: {test_id}: {message}", flush=True)
 
     print("\nkernel, BLAS threads                         passed  failed  seconds")
     for label, passed, n_failed, seconds in rows:
         shown = passed if passed is not None else "-"
         print(f"{label:44s} {shown:>7} {n_failed:>7} {seconds:>8.0f}")
-    for label, failures in failed.items():
-        print(f"\nfailed under {label}:")
-        for failure in failures:
-            print(f"  {failure}")
+    for label, (failures, path) in failed.items():
+        print(f"\nfailed under {label} (full text in {path}):")
+        for test_id, message, _ in failures:
+            print(f"  {test_id}: {message}")
     total_failed = sum(n for _, _, n, _ in rows)
     total_passed = sum(p or 0 for _, p, _, _ in rows)
     print(f"\n{total_passed} passed, {total_failed} failed")

@@ -77,3 +77,24 @@ def test_the_environment_sets_kernel_and_threads(monkeypatch):
 def test_the_real_machine_runs_its_default_kernel():
     runs, _ = portability.plan_kernels(None)
     assert runs, "not even OpenBLAS's own kernel can run"
+
+
+def test_a_failure_is_reported_with_its_message_and_its_full_text_is_kept(
+    avx2_machine, monkeypatch, tmp_path, capsys
+):
+    def run_suite(kernel, threads, pytest_args, jobs):
+        if kernel == "Nehalem":
+            return (
+                9,
+                [("tests.t::test_x", "AssertionError: 5e-13 != 4e-13", "Falsifying example")],
+                1.0,
+            )
+        return 10, [], 1.0
+
+    monkeypatch.setattr(portability, "run_suite", run_suite)
+    monkeypatch.setattr(portability, "FAILURE_DIR", tmp_path)
+    assert portability.main(["--kernels", "Nehalem,Haswell", "--threads", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "failed: tests.t::test_x: AssertionError: 5e-13 != 4e-13" in out
+    assert "19 passed, 1 failed" in out
+    assert (tmp_path / "Nehalem-1-threads.txt").read_text() == "tests.t::test_x\nFalsifying example"
