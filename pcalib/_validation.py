@@ -204,6 +204,52 @@ def as_float_vector(value, *, name, length, meaning=None):
     return vector.copy()
 
 
+def as_per_component(value, *, name, kind, n_components):
+    """Return ``value`` (one number, or one per component) as ``n_components`` numbers.
+
+    For parameters such as ``l1_penalty`` or ``n_nonzero`` that take either
+    one value for every component or a sequence of one value per component.
+
+    Parameters
+    ----------
+    value : number or sequence of numbers
+    name : str
+        Name of the argument, used in error messages.
+    kind : {numbers.Integral, numbers.Real}
+        The type every entry must have; booleans are refused.
+    n_components : int
+
+    Returns
+    -------
+    values : ndarray of shape (n_components,), dtype object
+        The entries as given (Python or NumPy numbers), broadcast; a new array.
+
+    Raises
+    ------
+    ValueError
+        ``value`` has neither 1 nor ``n_components`` entries.
+    TypeError
+        An entry is not of ``kind``.
+    """
+    values = np.atleast_1d(np.asarray(value, dtype=object))
+    noun = "int" if kind is Integral else "number"
+    if values.ndim != 1 or values.shape[0] not in (1, n_components):
+        raise ValueError(
+            f"{name} must be one {noun} or {n_components} {noun}s (one per component); "
+            f"got {value!r}."
+        )
+    if any(isinstance(v, (bool, np.bool_)) or not isinstance(v, kind) for v in values):
+        raise TypeError(f"{name} must hold {noun}s; got {value!r}.")
+    return np.broadcast_to(values, (n_components,)).copy()
+
+
+def raise_zero_variance(consequence="the principal directions are undefined"):
+    """Raise the ``ValueError`` for data whose every feature is constant."""
+    raise ValueError(
+        f"X has zero variance in every feature: all samples are equal, so {consequence}."
+    )
+
+
 def check_min_shape(shape, *, name, min_samples=1, min_features=1):
     """Raise ``ValueError`` unless the matrix ``shape`` has enough rows and columns."""
     n_samples, n_features = shape

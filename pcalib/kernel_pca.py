@@ -396,7 +396,7 @@ def variance_ratio(eigenvalues, total):
     return eigenvalues / total
 
 
-def normalized_dual_coefficients(eigenvalues, eigenvectors):
+def normalised_dual_coefficients(eigenvalues, eigenvectors):
     """Expansion coefficients ``a = e / √μ`` of unit feature-space directions.
 
     ``v = Σ_i a_i φ̃(x_i)`` has ``‖v‖² = aᵀ K̃ a = μ ‖a‖²`` (eq.
@@ -776,7 +776,7 @@ class KernelPCA(ComponentEstimator):
     eigenvectors_ : ndarray of shape (n_samples, n_components_)
         Unit eigenvectors ``e_j`` of ``K̃`` (exact mode only); scores are
         ``K̃_test @ a`` with ``a_j = e_j / √μ_j``
-        (:func:`normalized_dual_coefficients`).
+        (:func:`normalised_dual_coefficients`).
     X_fit_ : ndarray or sparse matrix of shape (n_samples, n_features)
         The training data as float64 (exact mode); the training kernel matrix
         (its symmetric part) when ``kernel="precomputed"``. A copy unless
@@ -1215,7 +1215,7 @@ class KernelPCA(ComponentEstimator):
 
         Exact mode: ``K̃_test @ a``, with the test kernel centred by the
         training statistics and ``a = e / √μ``
-        (:func:`normalized_dual_coefficients`). Approximate modes: the centred
+        (:func:`normalised_dual_coefficients`). Approximate modes: the centred
         explicit features times ``components_.T``.
 
         Parameters
@@ -1238,7 +1238,7 @@ class KernelPCA(ComponentEstimator):
             K_test_centered = center_test_kernel(
                 K_test, self.kernel_column_means_, self.kernel_mean_
             )
-            Z = K_test_centered @ normalized_dual_coefficients(
+            Z = K_test_centered @ normalised_dual_coefficients(
                 self.eigenvalues_, self.eigenvectors_
             )
         else:

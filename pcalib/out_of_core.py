@@ -44,6 +44,7 @@ from ._validation import (
     check_non_negative_int,
     check_option,
     raise_too_large,
+    raise_zero_variance,
 )
 
 __all__ = ["DaskPCAResult", "pca_dask"]
@@ -421,10 +422,7 @@ def column_mean_of_finite(X):
     if not sum_of_squares <= MAX_SUM_OF_SQUARES:
         raise_too_large("X", max(-minima.min(), maxima.max()))
     if np.all(minima.min(axis=0) == maxima.max(axis=0)):
-        raise ValueError(
-            "X has zero variance in every feature: all samples are equal, so "
-            "the principal directions are undefined."
-        )
+        raise_zero_variance()
     return sums.sum(axis=0) / X.shape[0]
 
 

@@ -41,6 +41,7 @@ from ._validation import (
     check_non_negative_int,
     check_option,
     check_positive_int,
+    raise_zero_variance,
     result_dtype,
 )
 from .high_dim import (
@@ -197,10 +198,7 @@ def center_and_scale(X, *, standardize, order="F"):
     variance = column_variances(X_centered)
     constant = _constant_columns(X, mean, variance)
     if constant.size == X.shape[1]:
-        raise ValueError(
-            "X has zero variance in every feature: all samples are equal, so "
-            "the principal directions are undefined."
-        )
+        raise_zero_variance()
     if standardize:
         if constant.size:
             raise ValueError(
@@ -932,10 +930,7 @@ class PCA(PPCAModelMixin, ComponentEstimator):
         n_components = check_pca_n_components(self.n_components, X_checked.shape, svd_solver)
         mean, variance = sparse_column_moments(X_checked)
         if not np.any(variance > 0):
-            raise ValueError(
-                "X has zero variance in every feature: all samples are equal, so "
-                "the principal directions are undefined."
-            )
+            raise_zero_variance()
         scale = None
         total_variance = float(variance.sum())
         if self.standardize:

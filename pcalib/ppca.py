@@ -55,6 +55,7 @@ from ._validation import (
     check_option,
     check_positive_int,
     convergence_warning,
+    raise_zero_variance,
 )
 from .high_dim import principal_axes_gram
 
@@ -627,9 +628,7 @@ class PPCA(LikelihoodScoreMixin, ComponentEstimator):
     def _check_noise_variance(noise_variance, average_variance, k):
         """Refuse ``σ² = 0`` (numerically): the likelihood is then unbounded."""
         if average_variance == 0.0:
-            raise ValueError(
-                "X has zero variance in every feature: all samples are equal, so PPCA is undefined."
-            )
+            raise_zero_variance("PPCA is undefined")
         if noise_variance <= 1e3 * EPS * average_variance:
             raise ValueError(
                 f"With n_components={k} the noise variance is 0 (to rounding): the "

@@ -28,6 +28,7 @@ from ._base import ComponentEstimator
 from ._linalg import EPS, binary_exponent, flip_signs, top_eigh
 from ._validation import (
     as_float_matrix,
+    as_per_component,
     check_bool,
     check_fitted,
     check_n_components,
@@ -322,25 +323,12 @@ class ElasticNetSPCA(ComponentEstimator):
         check_non_negative_float(self.tol, name="tol")
         check_non_negative_float(self.l2_penalty, name="l2_penalty")
 
-    def _per_component(self, value, name, kind, k):
-        """``value`` as a length-``k`` object array of Python numbers, checked."""
-        array = np.atleast_1d(np.asarray(value, dtype=object))
-        if array.ndim != 1 or array.shape[0] not in (1, k):
-            raise ValueError(
-                f"{name} must be one value or {k} values (one per component); got {value!r}."
-            )
-        if any(isinstance(v, (bool, np.bool_)) or not isinstance(v, kind) for v in array):
-            raise TypeError(
-                f"{name} must hold {'ints' if kind is Integral else 'numbers'}; got {value!r}."
-            )
-        return np.broadcast_to(array, (k,)).copy()
-
     def _penalties(self, k, d):
         """Per-component ``λ₁`` (or None) and target counts (or None).
 
         ``l1_penalty`` is checked even when ``n_nonzero`` replaces it.
         """
-        l1_penalty = self._per_component(self.l1_penalty, "l1_penalty", Real, k)
+        l1_penalty = as_per_component(self.l1_penalty, name="l1_penalty", kind=Real, n_components=k)
         try:
             l1_penalty = l1_penalty.astype(float)
         except OverflowError:  # a Python int beyond float64
@@ -349,12 +337,7 @@ class ElasticNetSPCA(ComponentEstimator):
             raise ValueError(f"l1_penalty must be finite and >= 0; got {self.l1_penalty!r}.")
         if self.n_nonzero is None:
             return l1_penalty, None
-        counts = self._per_component(self.n_nonzero, "n_nonzero", Integral, k)
-        if not all(1 <= count <= d for count in counts):
-            raise ValueError(
-                f"n_nonzero must be between 1 and n_features = {d}; got {self.n_nonzero!r}."
-            )
-        return None, counts.astype(int)
+        return None, np.array(counts_per_component(self.n_nonzero, k, d, "n_features"))
 
     def _fit_gram(self, gram, *, gram_exponent=0, n_samples=None):
         """The alternating algorithm (``alg-spca``) on ``G = 2**gram_exponent · gram`` (d × d).
@@ -607,7 +590,7 @@ def truncated_power_method(S, n_nonzero, *, n_components=1, max_iter=200, tol=1e
     check_symmetric_psd(S, name="S", meaning="a covariance or correlation matrix")
     d = S.shape[0]
     k = check_n_components(n_components, d, upper_name="d = S.shape[0]")
-    counts = _counts_per_component(n_nonzero, k, d)
+    counts = counts_per_component(n_nonzero, k, d, "d = S.shape[0]")
     max_iter = check_positive_int(max_iter, name="max_iter")
     tol = check_non_negative_float(tol, name="tol")
     # The directions do not depend on the scale of S: work on S / 2**e, exactly.
@@ -630,15 +613,9 @@ def truncated_power_method(S, n_nonzero, *, n_components=1, max_iter=200, tol=1e
     return flip_signs(components)[0], n_iter
 
 
-def _counts_per_component(n_nonzero, k, d):
+def counts_per_component(n_nonzero, k, d, upper_name):
     """``n_nonzero`` as ``k`` Python ints in ``[1, d]``, or an error naming it."""
-    values = np.atleast_1d(np.asarray(n_nonzero, dtype=object))
-    if values.ndim != 1 or values.shape[0] not in (1, k):
-        raise ValueError(
-            f"n_nonzero must be one int or {k} ints (one per component); got {n_nonzero!r}."
-        )
-    if any(isinstance(v, (bool, np.bool_)) or not isinstance(v, Integral) for v in values):
-        raise TypeError(f"n_nonzero must hold ints; got {n_nonzero!r}.")
-    if not all(1 <= v <= d for v in values):
-        raise ValueError(f"n_nonzero must be between 1 and d = {d}; got {n_nonzero!r}.")
-    return [int(v) for v in np.broadcast_to(values, (k,))]
+    counts = as_per_component(n_nonzero, name="n_nonzero", kind=Integral, n_components=k)
+    if not all(1 <= count <= d for count in counts):
+        raise ValueError(f"n_nonzero must be between 1 and {upper_name} = {d}; got {n_nonzero!r}.")
+    return [int(count) for count in counts]

@@ -31,7 +31,7 @@ from pcalib.kernel_pca import (
     center_kernel,
     center_test_kernel,
     choose_eigen_solver,
-    normalized_dual_coefficients,
+    normalised_dual_coefficients,
     nystrom_feature_map,
     random_fourier_features,
     random_fourier_parameters,
@@ -468,7 +468,7 @@ def test_feature_space_directions_have_unit_norm(params, solver):
     K_c = centering_matrix(n) @ sklearn_kernel(X, X, params) @ centering_matrix(n)
     model = KernelPCA(n_components=k, eigen_solver=solver, random_state=0, **params)
     Z = fit_quietly(model, X)
-    A = normalized_dual_coefficients(model.eigenvalues_, model.eigenvectors_)
+    A = normalised_dual_coefficients(model.eigenvalues_, model.eigenvectors_)
     # rounding: eps·‖K̃‖ / μ_k ≲ 1e-13 here (μ_k is not small), far below 1e-10
     # ‖v_j‖² = a_jᵀ K̃ a_j = 1 and ⟨v_i, v_j⟩ = 0 (off-diagonal 0 up to rounding)
     np.testing.assert_allclose(A.T @ K_c @ A, np.eye(k), rtol=0, atol=1e-10)
@@ -658,7 +658,7 @@ def test_more_components_than_the_rank(solver):
     with pytest.warns(KernelRankWarning, match=r"numerical rank 2.*Lower n_components to 2"):
         Z = model.fit_transform(X)
     Z_T = model.transform(T)
-    A = normalized_dual_coefficients(model.eigenvalues_, model.eigenvectors_)
+    A = normalised_dual_coefficients(model.eigenvalues_, model.eigenvectors_)
     for value in (
         Z,
         Z_T,
@@ -1533,8 +1533,8 @@ def test_linear_kernel_pca_follows_the_units_of_X(eigen_solver, c):
     assert_scaled(b.eigenvalues_, c**2 * a.eigenvalues_)
     assert_scaled(b.explained_variance_ratio_, a.explained_variance_ratio_)
     assert_scaled(
-        normalized_dual_coefficients(b.eigenvalues_, b.eigenvectors_),
-        normalized_dual_coefficients(a.eigenvalues_, a.eigenvectors_) / c,
+        normalised_dual_coefficients(b.eigenvalues_, b.eigenvectors_),
+        normalised_dual_coefficients(a.eigenvalues_, a.eigenvectors_) / c,
     )
     assert_scaled(b.transform(c * T), c * a.transform(T))
     assert b.n_components_ == a.n_components_ and b.eigen_solver_ == a.eigen_solver_
