@@ -476,12 +476,17 @@ def _describe(value):
     return text if len(text) <= 30 else f"an int of {len(str(abs(value)))} digits"
 
 
+def is_int(value):
+    """Whether ``value`` is an integer (Python or NumPy), and not a bool."""
+    return isinstance(value, Integral) and not isinstance(value, (bool, np.bool_))
+
+
 def _check_int(value, *, name, minimum):
     """Raise unless ``value`` is an int in ``[minimum, MAX_INT]``.
 
     Bools and floats (even 1.0) are refused with a ``TypeError``.
     """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral):
+    if not is_int(value):
         raise TypeError(f"{name} must be an int, got {value!r}.")
     if value < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {_describe(value)}.")

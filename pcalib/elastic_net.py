@@ -21,7 +21,6 @@ minimises ``‖y - X w‖² / (2n) + α ρ ‖w‖₁ + α (1 - ρ) ‖w‖² / 
 """
 
 import warnings
-from numbers import Integral
 
 import numpy as np
 
@@ -33,6 +32,7 @@ from ._validation import (
     check_positive_float,
     check_positive_int,
     convergence_warning,
+    is_int,
 )
 
 # The entry points: the other public names are building blocks that trust their caller.
@@ -388,7 +388,7 @@ def elastic_net_n_nonzero(G, c, *, n_nonzero, l2_penalty):
     G, c = check_gram_problem(G, c)
     l2_penalty = check_non_negative_float(l2_penalty, name="l2_penalty")
     d = c.shape[0]
-    if isinstance(n_nonzero, (bool, np.bool_)) or not isinstance(n_nonzero, Integral):
+    if not is_int(n_nonzero):
         raise TypeError(f"n_nonzero must be an int, got {n_nonzero!r}.")
     if not 1 <= n_nonzero <= d:
         raise ValueError(f"n_nonzero must be between 1 and {d}; got {n_nonzero}.")

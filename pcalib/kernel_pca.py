@@ -41,7 +41,6 @@ every eigensolver, follow the same one.
 import functools
 import inspect
 import warnings
-from numbers import Integral
 
 import numpy as np
 import scipy.linalg
@@ -74,6 +73,7 @@ from ._validation import (
     check_positive_float,
     check_positive_int,
     convergence_warning,
+    is_int,
     result_dtype,
 )
 from .kernels import (
@@ -617,7 +617,7 @@ def check_n_jobs(n_jobs):
     """
     if n_jobs is None:
         return None
-    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, Integral):
+    if not is_int(n_jobs):
         raise TypeError(f"n_jobs must be None or an int, got {n_jobs!r}.")
     if n_jobs == 0 or abs(n_jobs) > MAX_INT:
         raise ValueError(

@@ -31,7 +31,6 @@ results. Dask is optional: this module imports without it and
 import sys
 from dataclasses import dataclass, replace
 from functools import partial
-from numbers import Integral
 
 import numpy as np
 
@@ -43,6 +42,7 @@ from ._validation import (
     check_n_components,
     check_non_negative_int,
     check_option,
+    is_int,
     raise_too_large,
     raise_zero_variance,
 )
@@ -553,8 +553,7 @@ def check_seed(random_state):
     """Raise unless ``random_state`` is None or a non-negative int (Dask's ``seed``)."""
     if random_state is None:
         return None
-    is_int = isinstance(random_state, Integral) and not isinstance(random_state, (bool, np.bool_))
-    if not is_int:
+    if not is_int(random_state):
         raise TypeError(
             "random_state must be None or a non-negative int (Dask draws its own "
             f"random numbers from it); got {random_state!r}."

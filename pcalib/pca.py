@@ -41,6 +41,7 @@ from ._validation import (
     check_non_negative_int,
     check_option,
     check_positive_int,
+    is_int,
     raise_zero_variance,
     result_dtype,
 )
@@ -465,7 +466,7 @@ def check_pca_n_components(n_components, shape, svd_solver):
                 f"X has shape {shape}."
             )
         return n_components
-    if isinstance(n_components, Integral) and not isinstance(n_components, (bool, np.bool_)):
+    if is_int(n_components):
         lowest = 0 if svd_solver in FULL_SOLVERS else 1
         if not lowest <= n_components <= rank_bound:
             raise ValueError(

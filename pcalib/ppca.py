@@ -34,7 +34,6 @@ Laplace approximation of the evidence and by BIC (eqs. ``eq-ppca-laplace``
 and ``eq-ppca-bic``).
 """
 
-from numbers import Integral
 from typing import NamedTuple
 
 import numpy as np
@@ -55,6 +54,7 @@ from ._validation import (
     check_option,
     check_positive_int,
     convergence_warning,
+    is_int,
     raise_zero_variance,
 )
 from .high_dim import principal_axes_gram
@@ -506,11 +506,7 @@ class PPCA(LikelihoodScoreMixin, ComponentEstimator):
     def _check_parameters(self):
         """Validate the constructor arguments (scikit-learn defers this to fit)."""
         check_option(self.solver, name="solver", allowed=SOLVERS)
-        if (
-            isinstance(self.ddof, (bool, np.bool_))
-            or not isinstance(self.ddof, Integral)
-            or self.ddof not in (0, 1)
-        ):
+        if not is_int(self.ddof) or self.ddof not in (0, 1):
             raise ValueError(f"ddof must be 0 or 1, got {self.ddof!r}.")
         check_bool(self.allow_missing, name="allow_missing")
         check_positive_int(self.max_iter, name="max_iter")
