@@ -1,9 +1,10 @@
 """What pcalib's estimators share.
 
-* :class:`ComponentEstimator`, the base of every estimator: fitted attributes
-  are set in one step once a fit has succeeded (:meth:`~ComponentEstimator._commit`),
-  and ``transform`` has one output column per component, named
-  ``<class name><i>`` by ``get_feature_names_out``;
+* :class:`ComponentEstimator`, the base of every estimator: constructor
+  arguments checked against one table per class, fitted attributes set in one
+  step once a fit has succeeded (:meth:`~ComponentEstimator._commit`), and
+  one output column of ``transform`` per component, named ``<class name><i>``
+  by ``get_feature_names_out``;
 * :class:`LikelihoodScoreMixin`, ``score`` as the mean of ``score_samples``, for
   the estimators that are density models (PCA, PPCA, factor analysis);
 * :class:`PPCAModelMixin`, the PPCA model of a fitted PCA (chapter 4,
@@ -11,13 +12,15 @@
   scikit-learn's ``_BasePCA``.
 """
 
+from typing import ClassVar
+
 import numpy as np
 import scipy.sparse
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import validate_data
 
 from ._linalg import EPS, LOG_2PI
-from ._validation import check_fitted
+from ._validation import check_fitted, check_parameters
 
 # Fitted attributes that validate_data sets from X, not the fit itself.
 INPUT_ATTRIBUTES = ("n_features_in_", "feature_names_in_")
@@ -29,7 +32,23 @@ class ComponentEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Base
     A subclass computes all its fitted attributes first, as a dict, and calls
     :meth:`_commit` as the last step of ``fit``. A fit that fails therefore
     changes nothing: a previously fitted estimator keeps its earlier fit.
+
+    Its constructor arguments are checked, when ``fit`` starts (scikit-learn
+    defers the checks to ``fit``), against the class's table
+    ``_parameter_checks`` (``{name: check}``, see
+    :func:`~pcalib._validation.check_parameters`) and then by
+    :meth:`_check_parameter_rules`, the rules that tie two arguments together.
     """
+
+    _parameter_checks: ClassVar[dict] = {}
+
+    def _check_parameters(self):
+        """Validate the constructor arguments: each by its table entry, then the joint rules."""
+        check_parameters(self, self._parameter_checks)
+        self._check_parameter_rules()
+
+    def _check_parameter_rules(self):
+        """Rules that tie constructor arguments together; none unless a subclass has some."""
 
     def _commit(self, X, fitted):
         """Replace the fitted state by ``fitted``, from a fit on ``X`` that succeeded.

@@ -600,6 +600,63 @@ def check_bool(value, *, name):
     return bool(value)
 
 
+# Declarative parameter checks. An estimator lists its constructor arguments in
+# a table {name: check}, each check called as ``check(value, name=name)``; the
+# helpers below build the checks that the plain ``check_*`` functions do not
+# cover by themselves.
+
+
+def optional(check):
+    """``check``, with ``None`` also accepted (a default resolved from the data)."""
+
+    def check_or_none(value, *, name):
+        if value is not None:
+            check(value, name=name)
+
+    return check_or_none
+
+
+def one_of(*allowed):
+    """A check that ``value`` is one of the strings ``allowed``."""
+
+    def check_one_of(value, *, name):
+        check_option(value, name=name, allowed=allowed)
+
+    return check_one_of
+
+
+def option_or(check, *options):
+    """A check that ``value`` is one of the strings ``options``, or passes ``check``."""
+
+    def check_option_or(value, *, name):
+        if isinstance(value, str):
+            check_option(value, name=name, allowed=options)
+        else:
+            check(value, name=name)
+
+    return check_option_or
+
+
+def check_random_state(value, *, name="random_state"):
+    """Raise unless ``value`` is a ``random_state`` that :func:`as_generator` accepts."""
+    as_generator(value)
+
+
+def check_parameters(estimator, table):
+    """Check each constructor argument of ``estimator`` against its rule in ``table``.
+
+    Parameters
+    ----------
+    estimator : pcalib estimator
+    table : dict
+        ``{parameter name: check}``, each check called as
+        ``check(getattr(estimator, name), name=name)`` and raising a
+        ``TypeError`` or ``ValueError`` that names the parameter.
+    """
+    for name, check in table.items():
+        check(getattr(estimator, name), name=name)
+
+
 def check_fitted(estimator, attribute):
     """Raise scikit-learn's ``NotFittedError`` if ``estimator`` lacks ``attribute``."""
     if not hasattr(estimator, attribute):

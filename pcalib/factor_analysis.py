@@ -21,6 +21,8 @@ Conventions:
   the default lower bound of R's ``factanal`` on the uniquenesses.
 """
 
+from typing import ClassVar
+
 import numpy as np
 import scipy.linalg
 
@@ -33,9 +35,10 @@ from ._validation import (
     check_n_components,
     check_new_data,
     check_non_negative_float,
-    check_option,
     check_positive_int,
     convergence_warning,
+    one_of,
+    optional,
 )
 
 __all__ = ["FactorAnalysis"]
@@ -271,6 +274,12 @@ class FactorAnalysis(LikelihoodScoreMixin, ComponentEstimator):
     array([0.2, 0.9, 0.3, 1. ])
     """
 
+    _parameter_checks: ClassVar[dict] = {
+        "tol": check_non_negative_float,
+        "max_iter": check_positive_int,
+        "rotation": optional(one_of(*ROTATIONS)),
+    }
+
     def __init__(
         self,
         n_components=None,
@@ -301,10 +310,7 @@ class FactorAnalysis(LikelihoodScoreMixin, ComponentEstimator):
         -------
         self : FactorAnalysis
         """
-        check_non_negative_float(self.tol, name="tol")
-        check_positive_int(self.max_iter, name="max_iter")
-        if self.rotation is not None:
-            check_option(self.rotation, name="rotation", allowed=ROTATIONS)
+        self._check_parameters()
         X_checked = as_float_matrix(X, min_samples=2, min_features=2)
         n_samples, n_features = X_checked.shape
         k = check_n_components(self.n_components, n_features, upper_name="n_features")

@@ -41,6 +41,7 @@ every eigensolver, follow the same one.
 import functools
 import inspect
 import warnings
+from typing import ClassVar
 
 import numpy as np
 import scipy.linalg
@@ -72,8 +73,12 @@ from ._validation import (
     check_option,
     check_positive_float,
     check_positive_int,
+    check_random_state,
     convergence_warning,
     is_int,
+    one_of,
+    option_or,
+    optional,
     result_dtype,
 )
 from .kernels import (
@@ -604,12 +609,14 @@ def check_kernel_params(kernel_params, kernel):
     return kernel_params
 
 
-def check_n_jobs(n_jobs):
+def check_n_jobs(n_jobs, *, name="n_jobs"):
     """Validate ``n_jobs``: None or a nonzero int (negative counts from the CPUs, as in joblib).
 
     Parameters
     ----------
     n_jobs : int or None
+    name : str, default="n_jobs"
+        The parameter's name, for the error message.
 
     Returns
     -------
@@ -618,10 +625,10 @@ def check_n_jobs(n_jobs):
     if n_jobs is None:
         return None
     if not is_int(n_jobs):
-        raise TypeError(f"n_jobs must be None or an int, got {n_jobs!r}.")
+        raise TypeError(f"{name} must be None or an int, got {n_jobs!r}.")
     if n_jobs == 0 or abs(n_jobs) > MAX_INT:
         raise ValueError(
-            f"n_jobs must be None or a nonzero int of magnitude at most 2**63 - 1 "
+            f"{name} must be None or a nonzero int of magnitude at most 2**63 - 1 "
             f"(-1 means all processors), got {n_jobs}."
         )
     return int(n_jobs)
@@ -829,6 +836,28 @@ class KernelPCA(ComponentEstimator):
     array([1., 1.])
     """
 
+    # gamma, degree and coef0 are checked whatever the kernel, as scikit-learn
+    # does, even where the kernel ignores them
+    _parameter_checks: ClassVar[dict] = {
+        "approximation": one_of(*APPROXIMATIONS),
+        "eigen_solver": one_of(*EIGEN_SOLVERS),
+        "n_landmarks": check_positive_int,
+        "n_random_features": check_positive_int,
+        "degree": check_positive_int,
+        "gamma": optional(check_positive_float),
+        "bandwidth": optional(check_positive_float),
+        "coef0": check_finite_float,
+        "alpha": check_non_negative_float,
+        "fit_inverse_transform": check_bool,
+        "remove_zero_eig": check_bool,
+        "copy_X": check_bool,
+        "tol": check_non_negative_float,
+        "max_iter": optional(check_positive_int),
+        "n_jobs": check_n_jobs,
+        "iterated_power": option_or(check_non_negative_int, "auto"),
+        "random_state": check_random_state,
+    }
+
     def __init__(
         self,
         n_components=None,
@@ -933,42 +962,16 @@ class KernelPCA(ComponentEstimator):
         self._commit(X, fitted)
         return scores.astype(result_dtype(X), copy=False)
 
-    def _check_parameters(self):
-        """Validate the constructor arguments (scikit-learn defers this to fit).
-
-        ``n_components`` is checked by each mode against its own upper bound.
-        """
+    def _check_parameter_rules(self):
+        """The kernel argument (a name or a callable), and the rules that tie two arguments."""
         if not callable(self.kernel):
             check_option(self.kernel, name="kernel", allowed=(*KERNELS, "precomputed"))
-        check_option(self.approximation, name="approximation", allowed=APPROXIMATIONS)
-        check_option(self.eigen_solver, name="eigen_solver", allowed=EIGEN_SOLVERS)
-        check_positive_int(self.n_landmarks, name="n_landmarks")
-        check_positive_int(self.n_random_features, name="n_random_features")
-        check_positive_int(self.degree, name="degree")
-        # checked whatever the kernel, as scikit-learn does, even where it ignores them
-        if self.gamma is not None:
-            check_positive_float(self.gamma, name="gamma")
-        if self.bandwidth is not None:
-            check_positive_float(self.bandwidth, name="bandwidth")
-        check_finite_float(self.coef0, name="coef0")
-        check_non_negative_float(self.alpha, name="alpha")
-        check_bool(self.fit_inverse_transform, name="fit_inverse_transform")
-        check_bool(self.remove_zero_eig, name="remove_zero_eig")
-        check_bool(self.copy_X, name="copy_X")
         check_kernel_params(self.kernel_params, self.kernel)
-        check_non_negative_float(self.tol, name="tol")
-        if self.max_iter is not None:
-            check_positive_int(self.max_iter, name="max_iter")
-            if self.max_iter > ARPACK_MAX_ITER:
-                raise ValueError(
-                    f"max_iter must be None or at most 2**31 - 1 = {ARPACK_MAX_ITER}, "
-                    f"ARPACK's largest count of restarts; got {self.max_iter}."
-                )
-        check_n_jobs(self.n_jobs)
-        if isinstance(self.iterated_power, str):
-            check_option(self.iterated_power, name="iterated_power", allowed=("auto",))
-        else:
-            check_non_negative_int(self.iterated_power, name="iterated_power")
+        if self.max_iter is not None and self.max_iter > ARPACK_MAX_ITER:
+            raise ValueError(
+                f"max_iter must be None or at most 2**31 - 1 = {ARPACK_MAX_ITER}, "
+                f"ARPACK's largest count of restarts; got {self.max_iter}."
+            )
         if self.approximation == "rff" and self.kernel != "rbf":
             raise ValueError(
                 f"approximation='rff' needs kernel='rbf', got kernel={self.kernel!r}: "
@@ -987,7 +990,6 @@ class KernelPCA(ComponentEstimator):
                 "regression maps the scores back to the data X, which a kernel matrix "
                 "does not contain."
             )
-        as_generator(self.random_state)
 
     def _check_training_data(self, X):
         """``X`` (or the precomputed kernel matrix) as float64, validated."""

@@ -16,7 +16,7 @@ Conventions used throughout pcalib:
 """
 
 from numbers import Integral, Real
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 import scipy.linalg
@@ -39,9 +39,10 @@ from ._validation import (
     check_new_data,
     check_non_negative_float,
     check_non_negative_int,
-    check_option,
     check_positive_int,
     is_int,
+    one_of,
+    option_or,
     raise_zero_variance,
     result_dtype,
 )
@@ -777,6 +778,18 @@ class PCA(PPCAModelMixin, ComponentEstimator):
     array([0.8])
     """
 
+    _parameter_checks: ClassVar[dict] = {
+        "copy": check_bool,
+        "whiten": check_bool,
+        "standardize": check_bool,
+        "svd_solver": one_of(*SVD_SOLVERS),
+        "tol": check_non_negative_float,
+        "max_iter": check_positive_int,
+        "iterated_power": option_or(check_non_negative_int, "auto"),
+        "n_oversamples": check_non_negative_int,
+        "power_iteration_normalizer": one_of(*POWER_ITERATION_NORMALIZERS),
+    }
+
     def __init__(
         self,
         n_components=None,
@@ -1031,25 +1044,6 @@ class PCA(PPCAModelMixin, ComponentEstimator):
         # data, so that explained_variance_ is their variance.
         components, singular_values = singular_values_along(X_centered, components)
         return PrincipalAxes(components, singular_values, iterated_power=iterated_power)
-
-    def _check_parameters(self):
-        """Validate the constructor arguments (scikit-learn defers this to fit)."""
-        check_bool(self.copy, name="copy")
-        check_bool(self.whiten, name="whiten")
-        check_bool(self.standardize, name="standardize")
-        check_option(self.svd_solver, name="svd_solver", allowed=SVD_SOLVERS)
-        check_non_negative_float(self.tol, name="tol")
-        check_positive_int(self.max_iter, name="max_iter")
-        if isinstance(self.iterated_power, str):
-            check_option(self.iterated_power, name="iterated_power", allowed=("auto",))
-        else:
-            check_non_negative_int(self.iterated_power, name="iterated_power")
-        check_non_negative_int(self.n_oversamples, name="n_oversamples")
-        check_option(
-            self.power_iteration_normalizer,
-            name="power_iteration_normalizer",
-            allowed=POWER_ITERATION_NORMALIZERS,
-        )
 
     def _check_new_data(self, X):
         """Validate data given to the fitted estimator; return it and the dtype of results.

@@ -34,7 +34,7 @@ Laplace approximation of the evidence and by BIC (eqs. ``eq-ppca-laplace``
 and ``eq-ppca-bic``).
 """
 
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 import scipy.linalg
@@ -53,8 +53,10 @@ from ._validation import (
     check_non_negative_float,
     check_option,
     check_positive_int,
+    check_random_state,
     convergence_warning,
     is_int,
+    one_of,
     raise_zero_variance,
 )
 from .high_dim import principal_axes_gram
@@ -345,6 +347,12 @@ def missing_m_step(X, observed, Ez, cov_z):
     return W_tilde[:, k], W_tilde[:, :k], float(noise_variance)
 
 
+def check_ddof(value, *, name="ddof"):
+    """Raise unless ``value`` is the int 0 or 1, the divisor ``n - ddof`` of the covariance."""
+    if not is_int(value) or value not in (0, 1):
+        raise ValueError(f"{name} must be 0 or 1, got {value!r}.")
+
+
 class PPCA(LikelihoodScoreMixin, ComponentEstimator):
     """Probabilistic PCA: ``x = W z + μ + ε`` with ``z ~ N(0, I)``, ``ε ~ N(0, σ² I)``.
 
@@ -421,6 +429,15 @@ class PPCA(LikelihoodScoreMixin, ComponentEstimator):
     >>> ppca.explained_variance_.round(3), round(ppca.noise_variance_, 4)
     (array([2.033]), 0.296)
     """
+
+    _parameter_checks: ClassVar[dict] = {
+        "solver": one_of(*SOLVERS),
+        "ddof": check_ddof,
+        "allow_missing": check_bool,
+        "max_iter": check_positive_int,
+        "tol": check_non_negative_float,
+        "random_state": check_random_state,
+    }
 
     def __init__(
         self,
@@ -502,16 +519,6 @@ class PPCA(LikelihoodScoreMixin, ComponentEstimator):
             },
         )
         return self
-
-    def _check_parameters(self):
-        """Validate the constructor arguments (scikit-learn defers this to fit)."""
-        check_option(self.solver, name="solver", allowed=SOLVERS)
-        if not is_int(self.ddof) or self.ddof not in (0, 1):
-            raise ValueError(f"ddof must be 0 or 1, got {self.ddof!r}.")
-        check_bool(self.allow_missing, name="allow_missing")
-        check_positive_int(self.max_iter, name="max_iter")
-        check_non_negative_float(self.tol, name="tol")
-        as_generator(self.random_state)
 
     def _check_data(self, X, *, name="X", min_samples=1, min_features=1):
         """A float matrix; NaN allowed (as missing) only when ``allow_missing``."""

@@ -20,6 +20,7 @@ learning problem (an L1 penalty on the components of a factorisation
 
 import warnings
 from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 import scipy.linalg
@@ -247,6 +248,13 @@ class ElasticNetSPCA(ComponentEstimator):
     array([[1, 1, 1, 0, 0, 0]])
     """
 
+    _parameter_checks: ClassVar[dict] = {
+        "standardize": check_bool,
+        "max_iter": check_positive_int,
+        "tol": check_non_negative_float,
+        "l2_penalty": check_non_negative_float,
+    }
+
     def __init__(
         self,
         n_components=None,
@@ -316,12 +324,6 @@ class ElasticNetSPCA(ComponentEstimator):
         unknown = {"mean_": None, "scale_": None, "n_samples_": None}
         self._commit(None, fitted | unknown | {"n_features_in_": gram.shape[0]})
         return self
-
-    def _check_parameters(self):
-        check_bool(self.standardize, name="standardize")
-        check_positive_int(self.max_iter, name="max_iter")
-        check_non_negative_float(self.tol, name="tol")
-        check_non_negative_float(self.l2_penalty, name="l2_penalty")
 
     def _penalties(self, k, d):
         """Per-component ``λ₁`` (or None) and target counts (or None).
