@@ -186,7 +186,7 @@ VALID_CALLS = {
     ),
     "ppca.ppca_evidence": lambda rng: ((rng.normal(size=(30, 5)),), {"criterion": "laplace"}),
     "bayesian_pca.bayesian_pca": lambda rng: ((rng.normal(size=(30, 5)),), {}),
-    "nmf.successive_projection": lambda rng: ((rng.uniform(size=(20, 5)), 3), {}),
+    "nmf.separable.successive_projection": lambda rng: ((rng.uniform(size=(20, 5)), 3), {}),
     "robust_pca.l1_low_rank": lambda rng: ((rng.normal(size=(20, 5)), 2), {}),
     "robust_pca.altproj": lambda rng: ((rng.normal(size=(20, 8)), 2), {"random_state": 0}),
     "robust_pca.singular_value_threshold": lambda rng: ((rng.normal(size=(8, 5)), 1.0), {}),

@@ -22,6 +22,8 @@ from sklearn.decomposition import non_negative_factorization
 from sklearn.exceptions import ConvergenceWarning
 
 import pcalib.nmf
+import pcalib.nmf.divergences
+import pcalib.nmf.initialization
 from pcalib import NMF
 from pcalib.datasets import load_faces
 from pcalib.nmf import nndsvd
@@ -298,7 +300,7 @@ def test_nndsvd_from_randomized_svd_matches_full_svd(monkeypatch):
     rng = np.random.default_rng(7)
     X = rng.random((60, 4)) @ rng.random((4, 50)) + 0.01 * rng.random((60, 50))
     W_full, H_full = nndsvd(X, 4)
-    monkeypatch.setattr(pcalib.nmf, "FULL_SVD_MAX", 10)  # take the randomized branch
+    monkeypatch.setattr(pcalib.nmf.initialization, "FULL_SVD_MAX", 10)  # take the randomized branch
     W_rand, H_rand = nndsvd(X, 4)
     np.testing.assert_allclose(W_rand @ H_rand, W_full @ H_full, atol=1e-8)
 
@@ -1034,7 +1036,7 @@ def test_sparse_X_gives_the_fit_of_the_dense_X(container, solver, beta_loss):
 
 def test_frobenius_fit_of_sparse_X_densifies_only_blocks_of_rows(monkeypatch):
     X = scipy.sparse.csr_matrix(DIGITS[:150])
-    monkeypatch.setattr(pcalib.nmf, "NEWTON_BLOCK", 10 * X.shape[1])
+    monkeypatch.setattr(pcalib.nmf.divergences, "DENSE_BLOCK", 10 * X.shape[1])
     shapes = []
     toarray = scipy.sparse.csr_matrix.toarray
 

@@ -26,10 +26,11 @@ ESTIMATORS = sorted(
     key=lambda cls: cls.__name__,
 )
 
+# The public modules, those of subpackages (pcalib.nmf.*) included.
 PUBLIC_MODULES = [
-    importlib.import_module(f"pcalib.{info.name}")
-    for info in pkgutil.iter_modules(pcalib.__path__)
-    if not info.name.startswith("_")
+    importlib.import_module(info.name)
+    for info in pkgutil.walk_packages(pcalib.__path__, prefix="pcalib.")
+    if not any(part.startswith("_") for part in info.name.split(".")[1:])
 ]
 
 # Functions defined in pcalib's public modules and not private.
