@@ -32,6 +32,17 @@ def as_data_matrix(X):
     return as_float_matrix(X, name="X"), dtype
 
 
+def checked_data(X, beta):
+    """``X`` as a float64 array or CSR matrix (:func:`as_data_matrix`) and the dtype of the results.
+
+    Refuses negative entries, and zeros when β ≤ 0 (:func:`check_zeros_for_beta`).
+    """
+    X_checked, dtype = as_data_matrix(X)
+    check_non_negative(X_checked)
+    check_zeros_for_beta(X_checked, beta)
+    return X_checked, dtype
+
+
 def check_non_negative(X, *, name="X"):
     """Raise ``ValueError`` naming the smallest entry when ``X`` has a negative one.
 

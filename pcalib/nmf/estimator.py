@@ -22,13 +22,7 @@ from .._validation import (
     convergence_warning,
 )
 from .canonical import drop_dead_components, normalise
-from .checks import (
-    as_data_matrix,
-    check_custom_factor,
-    check_custom_product,
-    check_non_negative,
-    check_zeros_for_beta,
-)
+from .checks import check_custom_factor, check_custom_product, checked_data
 from .divergences import BETA_LOSSES, beta_value, objective
 from .initialization import nndsvd, random_start, typical_entry
 from .iterations import beta_iterations, frobenius_iterations
@@ -40,6 +34,19 @@ __all__ = ["NMF"]
 
 SOLVERS = ("cd", "mu", "pg", "anls")
 INITS = ("random", "nndsvd", "nndsvda", "nndsvdar", "custom")
+
+
+def data_in_units(X, exponent, beta):
+    """``X 2^exponent`` (:func:`scaled_data`), dense for β ≠ 2.
+
+    The multiplicative updates for β ≠ 2 form the dense n × d product ``W H``
+    at every step, so a dense ``X`` at most doubles their memory; the
+    Frobenius solvers only multiply a sparse ``X``.
+    """
+    X_unit = scaled_data(X, exponent)
+    if beta != 2 and scipy.sparse.issparse(X_unit):
+        X_unit = X_unit.toarray()
+    return X_unit
 
 
 class NMF(ComponentEstimator):
@@ -346,21 +353,15 @@ class NMF(ComponentEstimator):
             The coefficients of the samples, of the dtype of ``X`` (float32 or float64).
         """
         self._check_parameters()
-        X_checked, dtype = as_data_matrix(X)
-        check_non_negative(X_checked)
         beta = beta_value(self.beta_loss)
-        check_zeros_for_beta(X_checked, beta)
+        X_checked, dtype = checked_data(X, beta)
         k = self._resolve_n_components(X_checked, H)
         init = self._resolve_init(k, X_checked)
         # the fit runs on X' = X / 4ᵉ, with W = 2ᵉ W', H = 2ᵉ H' and the objective 4ᵉᵝ times
         e = unit_exponent(X_checked)
         objective_exponent = 2 * e * beta
         penalties = self._penalties(X_checked, e, e, objective_exponent)
-        X_unit = scaled_data(X_checked, -2 * e)
-        if beta != 2 and scipy.sparse.issparse(X_unit):
-            # the multiplicative updates for β ≠ 2 form the dense n × d product W H at
-            # every step, so a dense X at most doubles their memory
-            X_unit = X_unit.toarray()
+        X_unit = data_in_units(X_checked, -2 * e, beta)
         W, H = self._start(X_unit, k, init, W, H, dtype, e)
         extrapolate = self.solver == "cd" if self.extrapolate == "auto" else bool(self.extrapolate)
         options = dict(penalties=penalties, max_iter=self.max_iter, tol=self.tol)
@@ -428,19 +429,15 @@ class NMF(ComponentEstimator):
         """
         check_fitted(self, "components_")
         self._check_parameters()
-        X_checked, dtype = as_data_matrix(X)
-        check_non_negative(X_checked)
         beta = beta_value(self.beta_loss)
-        check_zeros_for_beta(X_checked, beta)
+        X_checked, dtype = checked_data(X, beta)
         validate_data(self, X, reset=False, skip_check_array=True)
         # solved for X' = X / 4ᵉ and H' = H / 4ᶠ, both with largest entries near 1: W = 4ᵉ⁻ᶠ W'
         components = self.components_.astype(np.float64)
         e, f = unit_exponent(X_checked), unit_exponent(components)
         objective_exponent = 2 * e * beta
         penalties = self._penalties(X_checked, 2 * (e - f), 2 * f, objective_exponent)
-        X_unit, H_unit = scaled_data(X_checked, -2 * e), np.ldexp(components, -2 * f)
-        if beta != 2 and scipy.sparse.issparse(X_unit):
-            X_unit = X_unit.toarray()  # as in fit_transform
+        X_unit, H_unit = data_in_units(X_checked, -2 * e, beta), np.ldexp(components, -2 * f)
         k = self.n_components_
         W = np.full((X_checked.shape[0], k), typical_entry(X_unit, k))
         W[:, H_unit.max(axis=1) <= 0] = 0.0  # dead components stay at 0

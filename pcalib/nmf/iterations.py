@@ -17,7 +17,7 @@ from .penalties import penalty
 from .updates import (
     anls_update,
     hals_update,
-    multiplicative_update,
+    multiplicative_update_for,
     multiplicative_update_frobenius,
     projected_gradient_update,
 )
@@ -120,7 +120,7 @@ def beta_iterations(X, W, H, *, beta, penalties, max_iter, tol):
     to 0 (of ``H`` for β ≤ 1, of ``W`` for β < 1). Returns as
     :func:`frobenius_iterations`.
     """
-    update = multiplicative_update(beta)
+    update = multiplicative_update_for(beta)
     WH = W @ H
     history = [beta_divergence(X, WH, beta) + penalty(W, H, penalties)]
     for _ in range(max_iter):

@@ -11,7 +11,7 @@ import numpy as np
 
 from .divergences import beta_divergence_entries
 from .units import TINY
-from .updates import hals_update, multiplicative_update
+from .updates import hals_update, multiplicative_update_for
 
 # The exact solve for W given H: HALS sweeps or multiplicative updates before
 # projected Newton, and the size of Newton's temporaries per block of rows.
@@ -151,7 +151,7 @@ def solve_W(X, W, H, *, beta, l1_penalty, l2_penalty, rtol=1e-10):
             W = hals_update(W.T, HXt, HHt, l1_penalty, l2_penalty).T
         newton, size = frobenius_newton_W, k * k
     else:
-        update = multiplicative_update(beta)
+        update = multiplicative_update_for(beta)
         for _ in range(WARM_SWEEPS):
             W = update(X.T, H.T, W.T, (W @ H).T, l1_penalty, l2_penalty).T
 

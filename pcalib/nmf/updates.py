@@ -83,7 +83,7 @@ def mm_exponent(beta):
     return 1.0
 
 
-def multiplicative_update(beta):
+def multiplicative_update_for(beta):
     """The multiplicative update of ``H`` for β ≠ 2, as a function of ``(X, W, H, WH, λ₁, λ₂)``."""
     if beta == 1:
         return multiplicative_update_kl
