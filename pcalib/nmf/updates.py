@@ -1,15 +1,15 @@
 """The update of one NMF factor with the other fixed: the half-steps of the solvers.
 
-Each function updates ``H`` (k × d) given ``W``; the update of ``W`` is the
-same one on the transposed problem ``Xᵀ ≈ Hᵀ Wᵀ``. For the Frobenius loss
+Each update returns a new ``H`` (k × d) given ``W``; the update of ``W`` is
+the same one on the transposed problem ``Xᵀ ≈ Hᵀ Wᵀ``. For the Frobenius loss
 the updates take the products ``A = Wᵀ X`` (k × d) and ``B = Wᵀ W`` (k × k):
 HALS, scikit-learn's ``"cd"`` (:func:`hals_update`); the multiplicative
 update of Lee and Seung (:func:`multiplicative_update_frobenius`); projected
 gradient (:func:`projected_gradient_update`); and ANLS, exact over the whole
 factor (:func:`anls_update`). For the other β, the multiplicative updates
 (:func:`multiplicative_update_kl`, and :func:`multiplicative_update_beta`
-with the exponent :func:`mm_exponent` of Févotte and Idier) take ``X``,
-``W`` and ``W H``.
+with the exponent :func:`mm_exponent` of Févotte and Idier, chosen by
+:func:`multiplicative_update_for`) take ``X``, ``W`` and ``W H``.
 """
 
 import numpy as np
