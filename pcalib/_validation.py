@@ -625,14 +625,19 @@ def one_of(*allowed):
     return check_one_of
 
 
-def option_or(check, *options):
-    """A check that ``value`` is one of the strings ``options``, or passes ``check``."""
+def option_or(check, *options, otherwise):
+    """A check that ``value`` is one of the strings ``options``, or passes ``check``.
+
+    ``otherwise`` describes what ``check`` accepts (``"an int >= 0"``), for the
+    message that a string outside ``options`` gets.
+    """
 
     def check_option_or(value, *, name):
-        if isinstance(value, str):
-            check_option(value, name=name, allowed=options)
-        else:
+        if not isinstance(value, str):
             check(value, name=name)
+        elif value not in options:
+            choices = " or ".join(repr(option) for option in options)
+            raise ValueError(f"{name} must be {choices} or {otherwise}; got {value!r}.")
 
     return check_option_or
 

@@ -854,7 +854,7 @@ class KernelPCA(ComponentEstimator):
         "tol": check_non_negative_float,
         "max_iter": optional(check_positive_int),
         "n_jobs": check_n_jobs,
-        "iterated_power": option_or(check_non_negative_int, "auto"),
+        "iterated_power": option_or(check_non_negative_int, "auto", otherwise="an int >= 0"),
         "random_state": check_random_state,
     }
 

@@ -785,7 +785,7 @@ class PCA(PPCAModelMixin, ComponentEstimator):
         "svd_solver": one_of(*SVD_SOLVERS),
         "tol": check_non_negative_float,
         "max_iter": check_positive_int,
-        "iterated_power": option_or(check_non_negative_int, "auto"),
+        "iterated_power": option_or(check_non_negative_int, "auto", otherwise="an int >= 0"),
         "n_oversamples": check_non_negative_int,
         "power_iteration_normalizer": one_of(*POWER_ITERATION_NORMALIZERS),
     }

@@ -1312,7 +1312,7 @@ def _parameter_id(params):
         ({"fit_inverse_transform": 1}, TypeError, r"fit_inverse_transform must be True or False"),
         ({"remove_zero_eig": None}, TypeError, r"remove_zero_eig must be True or False"),
         ({"iterated_power": -1}, ValueError, "iterated_power"),
-        ({"iterated_power": "full"}, ValueError, r"iterated_power must be one of 'auto'"),
+        ({"iterated_power": "full"}, ValueError, r"iterated_power must be 'auto' or an int >= 0"),
         ({"iterated_power": 2.0}, TypeError, "iterated_power"),
         (
             {"kernel": "precomputed", "fit_inverse_transform": True},

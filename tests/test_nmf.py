@@ -404,7 +404,7 @@ def test_zero_rows_columns_and_entries_give_no_nan(solver, beta_loss):
     [
         ({"solver": "mu", "extrapolate": True}, ValueError),
         ({"solver": "pg", "extrapolate": True}, ValueError),
-        ({"extrapolate": "yes"}, TypeError),
+        ({"extrapolate": "yes"}, ValueError),  # a string, but not "auto"
     ],
 )
 def test_extrapolation_needs_cd_and_a_bool(params, error):

@@ -1,6 +1,7 @@
 """The estimator :class:`NMF`, with scikit-learn's names (chapter 6, ``book/nmf.md``)."""
 
 import warnings
+from typing import ClassVar
 
 import numpy as np
 import scipy.sparse
@@ -9,7 +10,6 @@ from sklearn.utils.validation import validate_data
 from .._base import ComponentEstimator
 from .._validation import (
     as_float_matrix,
-    as_generator,
     as_real_array,
     check_array_size,
     check_bool,
@@ -17,9 +17,12 @@ from .._validation import (
     check_fitted,
     check_fraction,
     check_non_negative_float,
-    check_option,
     check_positive_int,
+    check_random_state,
     convergence_warning,
+    one_of,
+    option_or,
+    optional,
 )
 from .canonical import drop_dead_components, normalise
 from .checks import check_custom_factor, check_custom_product, checked_data
@@ -164,6 +167,20 @@ class NMF(ComponentEstimator):
     are set only once the fit has succeeded.
     """
 
+    _parameter_checks: ClassVar[dict] = {
+        "n_components": optional(option_or(check_positive_int, "auto", otherwise="a positive int")),
+        "init": optional(one_of(*INITS)),
+        "solver": one_of(*SOLVERS),
+        "beta_loss": option_or(check_finite_float, *BETA_LOSSES, otherwise="a real number"),
+        "tol": check_non_negative_float,
+        "max_iter": check_positive_int,
+        "random_state": check_random_state,
+        "alpha_W": check_non_negative_float,
+        "alpha_H": option_or(check_non_negative_float, "same", otherwise="a number >= 0"),
+        "l1_ratio": check_fraction,
+        "extrapolate": option_or(check_bool, "auto", otherwise="True or False"),
+    }
+
     def __init__(
         self,
         n_components=None,
@@ -199,50 +216,16 @@ class NMF(ComponentEstimator):
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
 
-    def _check_parameters(self):
-        """Validate the parameters that do not depend on the data."""
-        if not (isinstance(self.n_components, str) and self.n_components == "auto"):
-            if isinstance(self.n_components, str):
-                raise ValueError(
-                    f"n_components must be a positive int, 'auto' or None; got "
-                    f"{self.n_components!r}."
-                )
-            if self.n_components is not None:
-                check_positive_int(self.n_components, name="n_components")
-        if self.init is not None:
-            check_option(self.init, name="init", allowed=INITS)
-        check_option(self.solver, name="solver", allowed=SOLVERS)
-        self._check_beta_loss()
-        check_non_negative_float(self.tol, name="tol")
-        check_positive_int(self.max_iter, name="max_iter")
-        as_generator(self.random_state)
-        check_non_negative_float(self.alpha_W, name="alpha_W")
-        if not (isinstance(self.alpha_H, str) and self.alpha_H == "same"):
-            if isinstance(self.alpha_H, str):
-                raise ValueError(f"alpha_H must be a number >= 0 or 'same'; got {self.alpha_H!r}.")
-            check_non_negative_float(self.alpha_H, name="alpha_H")
-        check_fraction(self.l1_ratio, name="l1_ratio")
-        if not (isinstance(self.extrapolate, str) and self.extrapolate == "auto"):
-            check_bool(self.extrapolate, name="extrapolate")
-            if self.extrapolate and self.solver != "cd":
-                raise ValueError(f"extrapolate=True needs solver='cd'; got solver={self.solver!r}.")
-
-    def _check_beta_loss(self):
-        """A name of ``BETA_LOSSES`` or a finite real β; other than 2 only with ``"mu"``."""
-        if isinstance(self.beta_loss, str):
-            if self.beta_loss not in BETA_LOSSES:
-                names = ", ".join(repr(name) for name in BETA_LOSSES)
-                raise ValueError(
-                    f"beta_loss must be one of {names} or a real number; got {self.beta_loss!r}."
-                )
-        else:
-            check_finite_float(self.beta_loss, name="beta_loss")
+    def _check_parameter_rules(self):
+        """β other than 2 only with ``"mu"``; extrapolation only with ``"cd"``."""
         if self.solver != "mu" and beta_value(self.beta_loss) != 2:
             raise ValueError(
                 f"Invalid beta_loss parameter: solver {self.solver!r} does not handle "
                 f"beta_loss = {self.beta_loss!r}; only solver='mu' minimises a beta_loss "
                 "other than 'frobenius' (2)."
             )
+        if not isinstance(self.extrapolate, str) and self.extrapolate and self.solver != "cd":
+            raise ValueError(f"extrapolate=True needs solver='cd'; got solver={self.solver!r}.")
 
     def _resolve_n_components(self, X, H):
         """``k``: ``n_components``, or what ``None`` or ``"auto"`` stand for."""
