@@ -2,7 +2,11 @@
 
 * :func:`flip_signs`, pcalib's sign convention (chapter 1);
 * :func:`top_eigh`, the top ``k`` eigenpairs of a symmetric matrix;
-* :func:`randomized_svd`, the randomized range finder (chapter 2);
+* the truncated SVDs: :func:`exact_top_svd` (LAPACK's SVD, cut to ``k``
+  triplets), :func:`randomized_svd` (the randomized range finder, chapter 2),
+  :func:`warm_randomized_svd` (the range finder started from known
+  directions), :func:`top_svd` (whichever of them is cheaper for ``k``) and
+  :func:`thresholded_svd` (the triplets above a threshold, chapter 7);
 * :func:`numerical_rank`, the count of eigenvalues above rounding;
 * :func:`soft_threshold`, the proximal operator of the L1 norm (chapter 5,
   eq. ``eq-spca-soft``; chapters 6 and 7);
@@ -27,6 +31,7 @@ from ._validation import (
     check_finite,
     check_finite_float,
     check_non_negative_float,
+    check_positive_int,
 )
 
 # The unit roundoff of float64 (machine epsilon, 2^-52) and log 2π, for every module.
@@ -37,6 +42,16 @@ LOG_2PI = np.log(2.0 * np.pi)
 # divide-and-conquer eigendecomposition beats LAPACK's partial one (MRRR),
 # whose set-up dominates on small matrices.
 FULL_EIGH_MAX = 512
+# top_svd and thresholded_svd use the randomized SVD for fewer triplets than this
+# share of min(n₁, n₂), LAPACK's full SVD from it on (benchmarks/README.md, chapter
+# 7, measures where it pays).
+TRUNCATED_SVD_SHARE = 0.25
+# Power iterations of their randomized SVDs: the matrices that robust PCA
+# thresholds are low rank plus a tail that the thresholding removes, so two
+# suffice for the triplets above the threshold.
+RANDOMIZED_SVD_POWER_ITERATIONS = 2
+# Columns of the randomized SVDs beyond the wanted triplets (randomized_svd's default).
+RANDOMIZED_SVD_OVERSAMPLES = 10
 
 
 def flip_signs(components):
@@ -152,6 +167,164 @@ def randomized_svd(M, k, *, n_oversamples=10, iterated_power="auto", random_stat
     # would leave NumPy's spinning against them on a small machine
     U_small, s, Vt = np.linalg.svd(Q.T @ M, full_matrices=False)
     return Q @ U_small[:, :k], s[:k], Vt[:k]
+
+
+def warm_randomized_svd(M, k, start, *, random_state=None):
+    """Top-``k`` singular triplets of ``M`` by a range finder started from given vectors.
+
+    ``start`` holds rows close to the top right singular vectors of ``M``, so
+    ``M`` times them spans closely the top left ones (``Q_start``) without a
+    power iteration: the triplets are then off by about ``‖tail‖₂ sin θ``,
+    with ``θ`` the largest angle between ``start`` and the right singular
+    vectors, and ``tail`` the rest of ``M``. Random columns, up to
+    ``k + RANDOMIZED_SVD_OVERSAMPLES`` in all, look for the directions that
+    ``start`` lacks: like those of :func:`randomized_svd`, they are
+    sharpened by ``RANDOMIZED_SVD_POWER_ITERATIONS`` power iterations, of
+    ``M`` with ``Q_start`` projected out, which costs products with a few
+    columns instead of ``k``. The SVD of ``Qᵀ M`` then gives the triplets,
+    as in :func:`randomized_svd`.
+
+    Parameters
+    ----------
+    M : ndarray of shape (n1, n2)
+    k : int
+        Number of triplets, ``1 ≤ k ≤ min(n1, n2)``.
+    start : ndarray of shape (m, n2)
+        Orthonormal rows; the first ``min(m, k)`` are used.
+    random_state : None, int, numpy.random.Generator or RandomState
+        Seed of the random columns.
+
+    Returns
+    -------
+    U : ndarray of shape (n1, k)
+    s : ndarray of shape (k,), in decreasing order
+    Vt : ndarray of shape (k, n2)
+    """
+    n_columns = min(k + RANDOMIZED_SVD_OVERSAMPLES, *M.shape)
+    Q_start, _ = np.linalg.qr(M @ start[:k].T)
+    n_random = n_columns - Q_start.shape[1]
+    Y = M @ as_generator(random_state).standard_normal((M.shape[1], n_random))
+    for _ in range(RANDOMIZED_SVD_POWER_ITERATIONS):
+        Y, _ = np.linalg.qr(Y - Q_start @ (Q_start.T @ Y))
+        Y, _ = np.linalg.qr(M.T @ Y)
+        Y = M @ Y
+    Q, _ = np.linalg.qr(np.hstack([Q_start, Y - Q_start @ (Q_start.T @ Y)]))
+    # NumPy's SVD, like the products and QRs above: a switch to SciPy's BLAS threads
+    # would leave NumPy's spinning against them on a small machine
+    U_small, s, Vt = np.linalg.svd(Q.T @ M, full_matrices=False)
+    return Q @ U_small[:, :k], s[:k], Vt[:k]
+
+
+def exact_top_svd(M, k):
+    """Top-``k`` singular triplets of the dense ``M`` from LAPACK's full SVD.
+
+    NumPy's LAPACK, as in the randomized SVDs, so that every SVD of pcalib runs
+    on NumPy's BLAS threads.
+
+    Parameters
+    ----------
+    M : ndarray of shape (n1, n2)
+    k : int
+        Number of triplets, ``1 ≤ k ≤ min(n1, n2)``.
+
+    Returns
+    -------
+    U : ndarray of shape (n1, k)
+    s : ndarray of shape (k,), in decreasing order
+    Vt : ndarray of shape (k, n2)
+    """
+    U, s, Vt = np.linalg.svd(M, full_matrices=False)
+    return U[:, :k], s[:k], Vt[:k]
+
+
+def top_svd(M, k, *, start=None, random_state=None):
+    """Top-``k`` singular triplets of ``M``, by the randomized SVD while ``k`` is small.
+
+    Past ``TRUNCATED_SVD_SHARE · min(n1, n2)`` triplets LAPACK's full SVD
+    (:func:`exact_top_svd`) is cheaper. Below, :func:`randomized_svd` with
+    ``RANDOMIZED_SVD_POWER_ITERATIONS`` power iterations, or
+    :func:`warm_randomized_svd` from ``start``.
+
+    Parameters
+    ----------
+    M : ndarray of shape (n1, n2)
+    k : int
+        Number of triplets, ``1 ≤ k ≤ min(n1, n2)``.
+    start : ndarray of shape (m, n2), optional
+        Orthonormal rows close to the top right singular vectors of ``M``
+        (those of a nearby matrix); None starts from random vectors.
+    random_state : None, int, numpy.random.Generator or RandomState
+        Seeds the randomized SVD.
+
+    Returns
+    -------
+    U : ndarray of shape (n1, k)
+    s : ndarray of shape (k,), in decreasing order
+    Vt : ndarray of shape (k, n2)
+    """
+    if k >= TRUNCATED_SVD_SHARE * min(M.shape):
+        return exact_top_svd(M, k)
+    if start is None:
+        return randomized_svd(
+            M, k, iterated_power=RANDOMIZED_SVD_POWER_ITERATIONS, random_state=random_state
+        )
+    return warm_randomized_svd(M, k, start, random_state=random_state)
+
+
+def thresholded_svd(M, tau, *, rank_guess=None, start=None, random_state=None):
+    """The factors ``U``, ``Σ - τ``, ``Vᵀ`` of ``D_τ(M)``, for the singular values above ``τ``.
+
+    ``D_τ(M) = U max(Σ - τ, 0) Vᵀ`` is singular-value thresholding (chapter 7,
+    eq. ``eq-rpca-svt``).
+
+    Parameters
+    ----------
+    M : ndarray of shape (n1, n2)
+    tau : float
+        Threshold ``τ ≥ 0``.
+    rank_guess : int, optional
+        Compute only this many singular triplets (randomized SVD), doubling
+        the number until the smallest one computed is at or below ``τ``, so
+        that no singular value above ``τ`` is missed; past
+        ``TRUNCATED_SVD_SHARE · min(n1, n2)`` the full SVD is used. None
+        computes the full SVD.
+    start : ndarray of shape (m, n2), optional
+        Orthonormal rows close to the top right singular vectors of ``M``
+        (those of the previous iteration): the first randomized SVD starts
+        from them (:func:`warm_randomized_svd`); once it finds more values
+        above ``τ`` than it computed, the wider ones start from random
+        vectors. None starts every randomized SVD from random vectors.
+    random_state : None, int, numpy.random.Generator or RandomState
+        Seeds the randomized SVD.
+
+    Returns
+    -------
+    U : ndarray of shape (n1, rank)
+    shrunk : ndarray of shape (rank,)
+        The singular values above ``τ``, minus ``τ``.
+    Vt : ndarray of shape (rank, n2)
+    svds : list of str
+        The SVDs computed, in order: ``"randomized"`` or ``"full"``.
+    """
+    tau = check_non_negative_float(tau, name="tau")
+    if rank_guess is not None:
+        check_positive_int(rank_guess, name="rank_guess")
+    svds = []
+    limit = TRUNCATED_SVD_SHARE * min(M.shape)
+    k = rank_guess if rank_guess is not None and rank_guess < limit else None
+    rng = as_generator(random_state)
+    while k is not None:
+        svds.append("randomized")
+        U, s, Vt = top_svd(M, k, start=start, random_state=rng)
+        if s[-1] <= tau:
+            break
+        # values above τ outside the start: look for them from random vectors
+        k, start = (2 * k if 2 * k < limit else None), None
+    else:
+        svds.append("full")
+        U, s, Vt = exact_top_svd(M, min(M.shape))
+    keep = s > tau
+    return U[:, keep], s[keep] - tau, Vt[keep], svds
 
 
 def numerical_rank(eigenvalues, shape):

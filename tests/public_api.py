@@ -187,11 +187,20 @@ VALID_CALLS = {
     "ppca.ppca_evidence": lambda rng: ((rng.normal(size=(30, 5)),), {"criterion": "laplace"}),
     "bayesian_pca.bayesian_pca": lambda rng: ((rng.normal(size=(30, 5)),), {}),
     "nmf.separable.successive_projection": lambda rng: ((rng.uniform(size=(20, 5)), 3), {}),
-    "robust_pca.l1_low_rank": lambda rng: ((rng.normal(size=(20, 5)), 2), {}),
-    "robust_pca.altproj": lambda rng: ((rng.normal(size=(20, 8)), 2), {"random_state": 0}),
-    "robust_pca.singular_value_threshold": lambda rng: ((rng.normal(size=(8, 5)), 1.0), {}),
-    "robust_pca.row_soft_threshold": lambda rng: ((rng.normal(size=(8, 5)), 1.0), {}),
-    "robust_pca.outlier_pursuit": lambda rng: ((rng.normal(size=(20, 5)),), {"random_state": 0}),
+    "robust_pca.l1.l1_low_rank": lambda rng: ((rng.normal(size=(20, 5)), 2), {}),
+    "robust_pca.alternating_projections.altproj": lambda rng: (
+        (rng.normal(size=(20, 8)), 2),
+        {"random_state": 0},
+    ),
+    "robust_pca.thresholds.singular_value_threshold": lambda rng: (
+        (rng.normal(size=(8, 5)), 1.0),
+        {},
+    ),
+    "robust_pca.thresholds.row_soft_threshold": lambda rng: ((rng.normal(size=(8, 5)), 1.0), {}),
+    "robust_pca.outliers.outlier_pursuit": lambda rng: (
+        (rng.normal(size=(20, 5)),),
+        {"random_state": 0},
+    ),
     "out_of_core.pca_dask": lambda rng: ((rng.normal(size=(40, 5)), 2), {"random_state": 0}),
     "high_dim.optimal_hard_threshold": lambda rng: (
         (np.linalg.svd(rng.normal(size=(30, 8)), compute_uv=False), (30, 8)),

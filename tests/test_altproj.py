@@ -16,7 +16,8 @@ from test_robust_pca import RECOVERY_SIZES, planted_problem, recovery_problems
 from threadpoolctl import threadpool_limits
 
 from pcalib import AltProjResult, RobustPCA, altproj
-from pcalib.robust_pca import TRUNCATED_SVD_SHARE, hard_threshold, top_singular_triplets
+from pcalib._linalg import TRUNCATED_SVD_SHARE, top_svd
+from pcalib.robust_pca import hard_threshold
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -161,7 +162,7 @@ def test_hard_threshold_is_the_proximal_operator_of_the_l0_penalty():
 
 
 @pytest.mark.parametrize("k", [3, 40])
-def test_top_singular_triplets_against_lapack(k):
+def test_top_svd_against_lapack(k):
     # a decaying spectrum; k = 40 is past the randomized share and uses the full SVD
     rng = np.random.default_rng(6)
     U, _ = np.linalg.qr(rng.standard_normal((120, 100)))
@@ -169,13 +170,13 @@ def test_top_singular_triplets_against_lapack(k):
     spectrum = 0.7 ** np.arange(100)
     A = (U * spectrum) @ V.T
     assert (k >= TRUNCATED_SVD_SHARE * 100) == (k == 40)
-    U_k, s_k, Vt_k = top_singular_triplets(A, k, None, random_state=0)
+    U_k, s_k, Vt_k = top_svd(A, k, random_state=0)
     np.testing.assert_allclose(s_k, spectrum[:k], rtol=1e-8, atol=1e-12)
     best = (U[:, :k] * spectrum[:k]) @ V[:, :k].T
     assert np.linalg.norm((U_k * s_k) @ Vt_k - best) < 1e-8
     # from a start near the top right singular vectors (the previous iteration's)
     start = np.linalg.qr(V[:, :k] + 1e-6 * rng.standard_normal((100, k)))[0].T
-    _, s_warm, _ = top_singular_triplets(A, k, start, random_state=0)
+    _, s_warm, _ = top_svd(A, k, start=start, random_state=0)
     np.testing.assert_allclose(s_warm, spectrum[:k], rtol=1e-8, atol=1e-12)
 
 

@@ -28,17 +28,16 @@ from sklearn.decomposition import PCA as SklearnPCA
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from threadpoolctl import threadpool_limits
 
-import pcalib.robust_pca
+import pcalib._linalg
 from pcalib import FactorizationResult, RobustPCA, l1_low_rank, soft_threshold
+from pcalib._linalg import TRUNCATED_SVD_SHARE, thresholded_svd
 from pcalib.robust_pca import (
-    TRUNCATED_SVD_SHARE,
     default_lambda,
     irls_weights,
     predict_rank,
     singular_value_threshold,
     sparse_and_noise_step,
     sparse_and_noise_sum,
-    thresholded_svd,
     weighted_row_fits,
 )
 
@@ -581,13 +580,13 @@ def test_svt_from_a_start_doubles_from_random_vectors(monkeypatch):
 def test_fit_starts_the_svds_from_the_singular_vectors_once_the_rank_settles(monkeypatch):
     M, L, _, support = planted_problem(200, 10, 0.05, seed=6)
     starts = []
-    original = pcalib.robust_pca.warm_randomized_svd
+    original = pcalib._linalg.warm_randomized_svd
 
     def recording(M, k, start, **kwargs):
         starts.append(start.shape[0])
         return original(M, k, start, **kwargs)
 
-    monkeypatch.setattr(pcalib.robust_pca, "warm_randomized_svd", recording)
+    monkeypatch.setattr(pcalib._linalg, "warm_randomized_svd", recording)
     model = RobustPCA(svd_solver="randomized", random_state=0).fit(M)
     # the rank reaches 10 within the first few iterations and stays there
     assert model.rank_ == 10 and len(starts) >= model.n_iter_ - 5 and set(starts) == {10}
@@ -893,15 +892,15 @@ def test_history_has_the_start_and_one_entry_per_iteration(svd_solver, max_iter)
 
 
 def count_randomized_svds(monkeypatch):
-    """Replace the randomized SVD seen by pcalib.robust_pca by one that counts its calls."""
+    """Replace the randomized SVD that thresholded_svd calls by one that counts its calls."""
     calls = []
-    original = pcalib.robust_pca.randomized_svd
+    original = pcalib._linalg.randomized_svd
 
     def counting(*args, **kwargs):
         calls.append(kwargs.get("iterated_power"))
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(pcalib.robust_pca, "randomized_svd", counting)
+    monkeypatch.setattr(pcalib._linalg, "randomized_svd", counting)
     return calls
 
 

@@ -7,7 +7,7 @@ Both are in units of ``√X``, as the factors are; the factors given with
 import numpy as np
 import scipy.sparse
 
-from .._linalg import randomized_svd
+from .._linalg import exact_top_svd, randomized_svd
 from .._validation import as_generator
 from .units import TINY
 
@@ -45,7 +45,12 @@ def nndsvd(X, k, *, fill_zeros=None, random_state=None):
     W : ndarray of shape (n, k)
     H : ndarray of shape (k, d)
     """
-    U, s, Vt = top_singular_triplets(X, k)
+    # a full SVD while min(n, d) ≤ FULL_SVD_MAX; the randomized one (seed 0) beyond and
+    # for a sparse X, which it only multiplies
+    if min(X.shape) <= FULL_SVD_MAX and not scipy.sparse.issparse(X):
+        U, s, Vt = exact_top_svd(X, k)
+    else:
+        U, s, Vt = randomized_svd(X, k, random_state=0)
     W = np.zeros((X.shape[0], k))
     H = np.zeros((k, X.shape[1]))
     W[:, 0] = np.sqrt(s[0]) * np.abs(U[:, 0])
@@ -75,19 +80,6 @@ def nndsvd(X, k, *, fill_zeros=None, random_state=None):
             zeros = factor == 0
             factor[zeros] = NNDSVDAR_FILL * fill * np.abs(rng.standard_normal(zeros.sum()))
     return W, H
-
-
-def top_singular_triplets(X, k):
-    """``U`` (n × k), ``s`` (k,), ``Vt`` (k × d) of the top ``k`` singular triplets.
-
-    A full SVD up to ``min(n, d) = FULL_SVD_MAX``, a randomized one (seed 0)
-    beyond and for a sparse ``X``, which it only multiplies; NumPy's LAPACK
-    either way, as the updates use NumPy's BLAS.
-    """
-    if min(X.shape) <= FULL_SVD_MAX and not scipy.sparse.issparse(X):
-        U, s, Vt = np.linalg.svd(X, full_matrices=False)
-        return U[:, :k], s[:k], Vt[:k]
-    return randomized_svd(X, k, random_state=0)
 
 
 def typical_entry(X, k):
