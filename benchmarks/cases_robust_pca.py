@@ -22,6 +22,7 @@ import threadpoolctl
 from harness import fit_seconds, print_table, quiet, timed, verdict
 
 import pcalib
+from pcalib.datasets import make_low_rank_plus_sparse
 
 SIZES = ((200, 400), (500, 2_000))  # n of the n x n matrices (--quick, full)
 RANK_SHARE = 0.05
@@ -41,19 +42,14 @@ INFO_TOL = 1e-8
 
 
 def low_rank_plus_sparse(n, rank, corruption, *, seed=0):
-    """``(M, L, support)`` with ``M = L + S``, ``L`` of rank ``rank`` and ``S`` sparse.
+    """``(M, L, support)`` of the ``n × n`` planted problem of the reports.
 
-    ``L = A Bᵀ / √n`` with ``A`` and ``B`` standard normal ``n × rank``; ``S``
-    has a share ``corruption`` of its entries, on a uniformly random
-    ``support``, set to a random sign times uniform[5, 10] times ``max |L|``.
+    :func:`pcalib.datasets.make_low_rank_plus_sparse`: ``L`` of rank ``rank``,
+    a share ``corruption`` of the entries corrupted by a random sign times
+    uniform[5, 10] times ``max |L|``.
     """
-    rng = np.random.default_rng(seed)
-    L = rng.standard_normal((n, rank)) @ rng.standard_normal((n, rank)).T / np.sqrt(n)
-    support = rng.random((n, n)) < corruption
-    count = int(support.sum())
-    S = np.zeros((n, n))
-    S[support] = rng.choice([-1.0, 1.0], count) * rng.uniform(5.0, 10.0, count) * np.abs(L).max()
-    return L + S, L, support
+    M, L, _, support = make_low_rank_plus_sparse(n, n, rank, sparsity=corruption, random_state=seed)
+    return M, L, support
 
 
 def recovery(estimator, L, support):
@@ -186,8 +182,9 @@ def write_cost_data(rows, repeat):
     lines = [
         "# Principal component pursuit (pcp: pcalib.RobustPCA(random_state=0)) and AltProj",
         "# (altproj: pcalib.altproj(M, r, random_state=0)) on M = L + S, n x n, rank r = 0.05 n,",
-        "# 5 % of the entries corrupted (benchmarks/cases_robust_pca.py, low_rank_plus_sparse,",
-        f"# seed 0); seconds: median of {repeat} interleaved fits (1 from n = {LARGE_N}).",
+        "# 5 % of the entries corrupted (pcalib.datasets.make_low_rank_plus_sparse(n, n, r,",
+        f"# sparsity=0.05, random_state=0)); seconds: median of {repeat} interleaved fits",
+        f"# (1 from n = {LARGE_N}).",
         "# Made by: .venv/bin/python benchmarks/run.py --only robust_pca_altproj --threads 1 "
         "--write-data",
         f"# on {now}, {platform.machine()} {platform.system()}, {os.cpu_count()} CPUs ({pools}),",

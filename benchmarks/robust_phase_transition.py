@@ -8,9 +8,9 @@ would only contend with each other)::
 For every cell of a grid of ranks ``r`` (``r/n`` from 0.025 to 0.4) and
 corruption fractions (0.025 to 0.45) of ``n × n`` planted problems
 (``n = 200``) it draws ``TRIALS`` problems with the chapter's generator
-(``planted_problem`` below, a copy of the one at the top of
-``book/robust_pca.md``), seeded ``seed = SEED_BASE + 100 i + 10 j + trial`` for
-rank ``i`` and corruption ``j`` of the grid, and fits each with
+(:func:`pcalib.datasets.make_low_rank_plus_sparse`), seeded
+``seed = SEED_BASE + 100 i + 10 j + trial`` for rank ``i`` and corruption
+``j`` of the grid, and fits each with
 
 * ``pcalib.RobustPCA(random_state=0)`` (principal component pursuit, the
   defaults), and
@@ -36,6 +36,7 @@ import scipy
 from sklearn.exceptions import ConvergenceWarning
 
 import pcalib
+from pcalib.datasets import make_low_rank_plus_sparse
 
 N = 200
 RANKS = (5, 10, 15, 20, 30, 40, 50, 60, 70, 80)  # r/n from 0.025 to 0.4
@@ -44,20 +45,6 @@ TRIALS = 5
 SEED_BASE = 10_000
 SUCCESS_ERROR = 1e-3
 OUTPUT = Path(__file__).resolve().parent.parent / "book" / "data" / "robust_phase_transition.csv"
-
-
-def planted_problem(n, rank, corruption, seed, size=10.0):
-    """M = L + S: L of the given rank, S with a fraction of large entries."""
-    rng = np.random.default_rng(seed)
-    L = rng.standard_normal((n, rank)) @ rng.standard_normal((rank, n)) / np.sqrt(n)
-    support = rng.random((n, n)) < corruption
-    S = np.zeros((n, n))
-    S[support] = (
-        rng.choice([-1.0, 1.0], support.sum())
-        * rng.uniform(0.5 * size, size, support.sum())
-        * np.abs(L).max()
-    )
-    return L, S, support
 
 
 def cell_seed(i, j, trial):
@@ -81,7 +68,9 @@ def rows():
         for j, corruption in enumerate(CORRUPTIONS):
             for trial in range(TRIALS):
                 seed = cell_seed(i, j, trial)
-                L, S, _ = planted_problem(N, rank, corruption, seed)
+                _, L, S, _ = make_low_rank_plus_sparse(
+                    N, N, rank, sparsity=corruption, random_state=seed
+                )
                 for method in ("pcp", "altproj"):
                     start = time.perf_counter()
                     L_hat, n_iter = fit_low_rank(method, L + S, rank)
@@ -99,8 +88,9 @@ def header(seconds):
     return [
         "# Phase transitions of principal component pursuit (pcp: RobustPCA(random_state=0))",
         "# and AltProj (altproj: pcalib.altproj(M, rank, random_state=0), the true rank given)",
-        f"# on {N} x {N} planted problems M = L + S drawn by the generator planted_problem of",
-        "# book/robust_pca.md (copied in benchmarks/robust_phase_transition.py),",
+        f"# on {N} x {N} planted problems M = L + S drawn by",
+        f"# pcalib.datasets.make_low_rank_plus_sparse({N}, {N}, rank, sparsity=corruption,",
+        "# random_state=seed),",
         f"# seed = {SEED_BASE} + 100 i + 10 j + trial (i: rank, j: corruption in the grid order).",
         "# error = ||L_hat - L||_F / ||L||_F; success = error < "
         f"{SUCCESS_ERROR:g}; seconds: the fit alone.",

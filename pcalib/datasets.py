@@ -7,11 +7,13 @@
 * :func:`load_faces` returns the face crops bundled with scikit-image.
 * :func:`make_low_rank` and :func:`make_spectrum` generate synthetic data
   with a known principal subspace, and :func:`make_spirals` two interleaved
-  spirals (chapter 3), all seeded through ``random_state``.
+  spirals (chapter 3), and :func:`make_low_rank_plus_sparse` a planted
+  low-rank plus sparse matrix (chapter 7), all seeded through ``random_state``.
 """
 
 import csv
 from importlib import resources
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.utils import Bunch
@@ -20,15 +22,18 @@ from ._validation import (
     as_float_vector,
     as_generator,
     check_array_size,
+    check_non_negative_float,
     check_positive_float,
     check_positive_int,
 )
 
 __all__ = [
+    "LowRankPlusSparse",
     "load_faces",
     "load_pitprops",
     "load_usarrests",
     "make_low_rank",
+    "make_low_rank_plus_sparse",
     "make_spectrum",
     "make_spirals",
 ]
@@ -196,14 +201,7 @@ def make_low_rank(n_samples, n_features, rank, *, noise=0.1, random_state=None):
     W : ndarray of shape (n_features, rank)
         Orthonormal columns spanning the true signal subspace.
     """
-    n_samples = check_positive_int(n_samples, name="n_samples")
-    n_features = check_positive_int(n_features, name="n_features")
-    rank = check_positive_int(rank, name="rank")
-    if rank > min(n_samples, n_features):
-        raise ValueError(
-            f"rank must be at most min(n_samples, n_features) = "
-            f"{min(n_samples, n_features)}, got {rank}."
-        )
+    n_samples, n_features, rank = checked_shape_and_rank(n_samples, n_features, rank)
     check_array_size((n_features, rank), name="n_features")
     check_array_size((n_samples, n_features), name="n_samples")
     if noise != 0:
@@ -213,6 +211,110 @@ def make_low_rank(n_samples, n_features, rank, *, noise=0.1, random_state=None):
     Z = rng.standard_normal((n_samples, rank)) * np.sqrt(np.arange(rank, 0, -1))
     X = Z @ W.T + noise * rng.standard_normal((n_samples, n_features))
     return X, W
+
+
+class LowRankPlusSparse(NamedTuple):
+    """Result of :func:`make_low_rank_plus_sparse`.
+
+    Attributes
+    ----------
+    M : ndarray of shape (n_samples, n_features)
+        ``L + S``.
+    low_rank : ndarray of shape (n_samples, n_features)
+        ``L``, of rank ``rank`` (almost surely).
+    sparse : ndarray of shape (n_samples, n_features)
+        ``S``: exact zeros off ``support``.
+    support : ndarray of shape (n_samples, n_features), dtype bool
+        Where ``S`` is non-zero.
+    """
+
+    M: np.ndarray
+    low_rank: np.ndarray
+    sparse: np.ndarray
+    support: np.ndarray
+
+
+def make_low_rank_plus_sparse(
+    n_samples, n_features, rank, *, sparsity, magnitudes=(5.0, 10.0), random_state=None
+):
+    """A planted robust PCA problem ``M = L + S``: ``L`` low rank, ``S`` sparse (chapter 7).
+
+    ``L = A B / √n_features`` with ``A`` (n_samples × rank) and ``B`` (rank ×
+    n_features) standard normal, drawn in that order, so that the entries of
+    ``L`` have variance ``rank / n_features``. Each entry is then in the
+    support of ``S`` with probability ``sparsity`` (a uniform draw below it),
+    and the entries of the support get, in their row-major order, a random
+    sign times a magnitude uniform in ``magnitudes`` times ``max |L|``: gross
+    errors, larger than every entry of ``L``.
+
+    Parameters
+    ----------
+    n_samples, n_features, rank : int
+        ``1 ≤ rank ≤ min(n_samples, n_features)``.
+    sparsity : float
+        Probability ``0 ≤ p ≤ 1`` that an entry is corrupted; the support has
+        about ``p · n_samples · n_features`` entries.
+    magnitudes : tuple of two floats, default=(5.0, 10.0)
+        ``(low, high)``, ``0 < low ≤ high``: the magnitudes of the entries of
+        ``S`` are uniform in ``[low, high] · max |L|``.
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    LowRankPlusSparse
+        ``M``, ``low_rank``, ``sparse`` and ``support``.
+
+    Examples
+    --------
+    >>> from pcalib.datasets import make_low_rank_plus_sparse
+    >>> problem = make_low_rank_plus_sparse(50, 40, 3, sparsity=0.05, random_state=0)
+    >>> int(np.linalg.matrix_rank(problem.low_rank)), bool(problem.support.mean() < 0.1)
+    (3, True)
+    """
+    n_samples, n_features, rank = checked_shape_and_rank(n_samples, n_features, rank)
+    check_array_size((n_samples, n_features), name="n_samples")
+    sparsity = check_probability(sparsity, name="sparsity")
+    low, high = check_magnitudes(magnitudes)
+    rng = as_generator(random_state)
+    A = rng.standard_normal((n_samples, rank))
+    L = A @ rng.standard_normal((rank, n_features)) / np.sqrt(n_features)
+    support = rng.random((n_samples, n_features)) < sparsity
+    count = int(support.sum())
+    S = np.zeros((n_samples, n_features))
+    S[support] = rng.choice([-1.0, 1.0], count) * rng.uniform(low, high, count) * np.abs(L).max()
+    return LowRankPlusSparse(M=L + S, low_rank=L, sparse=S, support=support)
+
+
+def checked_shape_and_rank(n_samples, n_features, rank):
+    """The three ints, with ``1 ≤ rank ≤ min(n_samples, n_features)``, or an error naming one."""
+    n_samples = check_positive_int(n_samples, name="n_samples")
+    n_features = check_positive_int(n_features, name="n_features")
+    rank = check_positive_int(rank, name="rank")
+    if rank > min(n_samples, n_features):
+        raise ValueError(
+            f"rank must be at most min(n_samples, n_features) = "
+            f"{min(n_samples, n_features)}, got {rank}."
+        )
+    return n_samples, n_features, rank
+
+
+def check_probability(value, *, name):
+    """``value`` as a float in ``[0, 1]``, or a ValueError naming ``name``."""
+    value = check_non_negative_float(value, name=name)
+    if value > 1.0:
+        raise ValueError(f"{name} must be a probability, at most 1; got {value}.")
+    return value
+
+
+def check_magnitudes(magnitudes):
+    """``(low, high)`` as floats with ``0 < low ≤ high``, or an error naming ``magnitudes``."""
+    if np.ndim(magnitudes) != 1 or len(magnitudes) != 2:
+        raise ValueError(f"magnitudes must be a pair (low, high); got {magnitudes!r}.")
+    low = check_positive_float(magnitudes[0], name="magnitudes[0]")
+    high = check_positive_float(magnitudes[1], name="magnitudes[1]")
+    if low > high:
+        raise ValueError(f"magnitudes must have low <= high; got {magnitudes!r}.")
+    return low, high
 
 
 def make_spirals(n_samples=400, *, turns=1.5, noise=0.05, random_state=None):

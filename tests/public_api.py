@@ -219,6 +219,10 @@ VALID_CALLS = {
     "datasets.load_faces": lambda rng: ((), {}),
     "datasets.make_spectrum": lambda rng: ((30, 4, [4.0, 2.0, 1.0, 0.5]), {"random_state": 0}),
     "datasets.make_low_rank": lambda rng: ((30, 6, 2), {"random_state": 0}),
+    "datasets.make_low_rank_plus_sparse": lambda rng: (
+        (30, 20, 2),
+        {"sparsity": 0.05, "random_state": 0},
+    ),
     "datasets.make_spirals": lambda rng: ((), {"n_samples": 50, "random_state": 0}),
     "kernels.linear_kernel": lambda rng: ((rng.normal(size=(6, 3)),), {}),
     "kernels.polynomial_kernel": lambda rng: ((rng.normal(size=(6, 3)),), {}),

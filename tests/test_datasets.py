@@ -8,6 +8,7 @@ from pcalib.datasets import (
     load_pitprops,
     load_usarrests,
     make_low_rank,
+    make_low_rank_plus_sparse,
     make_spectrum,
     make_spirals,
 )
@@ -208,6 +209,75 @@ def test_make_low_rank_signal_variances():
 def test_make_low_rank_validation(args, kwargs, error, message):
     with pytest.raises(error, match=message):
         make_low_rank(*args, **kwargs)
+
+
+# ---------------------------------------------------------------------------
+# make_low_rank_plus_sparse
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n, d, rank", [(120, 80, 4), (60, 60, 1), (30, 50, 30)])
+def test_make_low_rank_plus_sparse_parts(n, d, rank):
+    M, L, S, support = make_low_rank_plus_sparse(n, d, rank, sparsity=0.1, random_state=0)
+    assert M.shape == L.shape == S.shape == support.shape == (n, d)
+    np.testing.assert_array_equal(M, L + S)
+    np.testing.assert_array_equal(support, S != 0)
+    # the rank, from the singular values of L against the rounding level
+    s = np.linalg.svd(L, compute_uv=False)
+    assert np.count_nonzero(s > 1e-10 * s[0]) == rank
+    # gross errors: magnitudes in [5, 10] max|L|, both signs
+    ratios = np.abs(S[support]) / np.abs(L).max()
+    assert ratios.min() >= 5.0 and ratios.max() <= 10.0
+    assert np.any(S > 0) and np.any(S < 0)
+
+
+def test_make_low_rank_plus_sparse_fraction_and_scales():
+    n, d, rank, p = 400, 300, 5, 0.07
+    _, L, S, support = make_low_rank_plus_sparse(n, d, rank, sparsity=p, random_state=1)
+    # the support is a Bernoulli(p) draw: its share within 5 standard deviations of p
+    assert abs(support.mean() - p) <= 5 * np.sqrt(p * (1 - p) / (n * d))
+    # the entries of L have variance rank / d
+    assert abs(L.var() / (rank / d) - 1) < 0.1
+    # the magnitudes are uniform over [5, 10] max|L|: mean 7.5, signs balanced
+    ratios = np.abs(S[support]) / np.abs(L).max()
+    assert abs(ratios.mean() - 7.5) < 0.1
+    assert abs(np.mean(S[support] > 0) - 0.5) < 0.05
+
+
+def test_make_low_rank_plus_sparse_magnitudes_sparsity_extremes_and_seed():
+    _, L, S, support = make_low_rank_plus_sparse(
+        50, 40, 2, sparsity=1.0, magnitudes=(2.0, 2.0), random_state=3
+    )
+    assert support.all()
+    np.testing.assert_allclose(np.abs(S), 2.0 * np.abs(L).max(), rtol=1e-15)
+    M, L, S, support = make_low_rank_plus_sparse(50, 40, 2, sparsity=0.0, random_state=3)
+    assert not support.any() and not S.any()
+    again = make_low_rank_plus_sparse(
+        50, 40, 2, sparsity=0.0, random_state=np.random.default_rng(3)
+    )
+    np.testing.assert_array_equal(again.M, M)
+    other = make_low_rank_plus_sparse(50, 40, 2, sparsity=0.0, random_state=4)
+    assert not np.array_equal(other.M, M)
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, error, message",
+    [
+        ((10, 5, 1), {}, TypeError, r"sparsity"),
+        ((10.0, 5, 1), {"sparsity": 0.1}, TypeError, r"n_samples must be an int"),
+        ((10, 5, 6), {"sparsity": 0.1}, ValueError, r"rank must be at most min"),
+        ((10, 5, 1), {"sparsity": -0.1}, ValueError, r"sparsity must be a finite number >= 0"),
+        ((10, 5, 1), {"sparsity": 1.5}, ValueError, r"sparsity must be a probability"),
+        ((10, 5, 1), {"sparsity": 0.1, "magnitudes": 5.0}, ValueError, r"magnitudes must be"),
+        ((10, 5, 1), {"sparsity": 0.1, "magnitudes": (0.0, 1.0)}, ValueError, r"magnitudes\[0\]"),
+        ((10, 5, 1), {"sparsity": 0.1, "magnitudes": (3.0, 1.0)}, ValueError, r"low <= high"),
+        ((10, 5, 1), {"sparsity": 0.1, "random_state": "x"}, TypeError, r"random_state"),
+        ((2**62, 5, 1), {"sparsity": 0.1}, ValueError, r"n_samples is too large"),
+    ],
+)
+def test_make_low_rank_plus_sparse_validation(args, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        make_low_rank_plus_sparse(*args, **kwargs)
 
 
 # ---------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from threadpoolctl import threadpool_limits
 import pcalib._linalg
 from pcalib import FactorizationResult, RobustPCA, l1_low_rank, soft_threshold
 from pcalib._linalg import TRUNCATED_SVD_SHARE, thresholded_svd
+from pcalib.datasets import make_low_rank_plus_sparse
 from pcalib.robust_pca import (
     default_lambda,
     irls_weights,
@@ -113,20 +114,13 @@ def brute_force_minima(objective, shape, rng, n_starts=3, n_restarts=4):
 
 
 def planted_problem(n, rank, fraction, seed, shape=None):
-    """``M = L + S``: ``L = A Bᵀ`` of the given rank, ``S`` sparse.
+    """``M, L, S, support`` of ``make_low_rank_plus_sparse``, ``n × n`` or of ``shape``.
 
     ``S`` is supported on a uniformly random ``fraction`` of the entries, with
     magnitudes uniform in ``[5, 10]·max|L|`` and random signs.
-    Returns ``M, L, S, support``.
     """
-    rng = np.random.default_rng(seed)
     n1, n2 = (n, n) if shape is None else shape
-    L = rng.standard_normal((n1, rank)) @ rng.standard_normal((rank, n2)) / np.sqrt(n2)
-    support = rng.random((n1, n2)) < fraction
-    S = np.zeros((n1, n2))
-    count = int(support.sum())
-    S[support] = rng.choice([-1.0, 1.0], count) * rng.uniform(5.0, 10.0, count) * np.abs(L).max()
-    return L + S, L, S, support
+    return make_low_rank_plus_sparse(n1, n2, rank, sparsity=fraction, random_state=seed)
 
 
 def reference_ialm(M, *, lam, rho=1.5, tol=1e-7, max_iter=500, S_start=None):
