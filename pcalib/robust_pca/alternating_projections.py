@@ -77,7 +77,7 @@ def altproj(X, n_components, *, beta=None, tol=1e-7, max_iter=500, random_state=
     noise, say) the threshold stays near ``β σ_{r+1}(M - S)``, the residual
     does not vanish, and the fit stops at ``max_iter`` with a warning.
 
-    Unlike principal component pursuit (:class:`RobustPCA`) the rank ``r``
+    Unlike principal component pursuit (:class:`~pcalib.robust_pca.RobustPCA`) the rank ``r``
     is an input: AltProj needs it, PCP finds it. In exchange each iteration
     costs one SVD of a rank ``k + 1`` known in advance, ``O(r n₁ n₂)`` by
     the randomized SVD (started from the previous singular vectors,

@@ -10,7 +10,7 @@ Lagrangian method of Lin, Chen and Ma (:func:`principal_component_pursuit`)
 with the entrywise soft threshold as the ``S``-step; with ``noise_level=δ``
 it solves stable principal component pursuit (Zhou et al., eq.
 ``eq-rpca-spcp``), with the joint step for ``S`` and the noise
-(:func:`sparse_and_noise_step`).
+(:func:`~pcalib.robust_pca.thresholds.sparse_and_noise_step`).
 """
 
 from functools import partial
@@ -109,7 +109,7 @@ class RobustPCA(ComponentEstimator):
         Once the rank of ``L`` is the same in two successive iterations, the
         next randomized SVD starts from the right singular vectors of ``L``,
         which need no power iteration; only the few random vectors that look
-        for new directions take them (:func:`warm_randomized_svd`).
+        for new directions take them (:func:`~pcalib._linalg.warm_randomized_svd`).
         ``"auto"``: ``"randomized"`` for matrices with ``min(n₁, n₂) ≥ 100``,
         where it pays, ``"full"`` below.
     random_state : None, int, numpy.random.Generator or RandomState, default=None

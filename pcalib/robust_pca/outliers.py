@@ -112,7 +112,7 @@ def outlier_pursuit(X, *, l1_penalty=None, tol=1e-7, max_iter=1000, random_state
     al. put samples in columns; pcalib puts them in rows, so their
     column-sparse ``C`` is ``S`` here, and their column space of ``L`` is the
     row space of ``L`` here (``components``). The inexact augmented
-    Lagrangian method of :class:`RobustPCA` (algorithm ``alg-rpca``), with
+    Lagrangian method of :class:`~pcalib.robust_pca.RobustPCA` (algorithm ``alg-rpca``), with
     the row soft threshold :func:`row_soft_threshold` at ``λ/μ`` in place of
     the entrywise one: ``μ₀ = 1.25/‖M‖₂``, multiplied by 1.5 per iteration
     up to ``10⁷ μ₀``, and the multiplier starts at ``M / max(‖M‖₂,

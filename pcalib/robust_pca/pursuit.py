@@ -1,7 +1,7 @@
 """Principal component pursuit by the inexact augmented Lagrangian method (algorithm ``alg-rpca``).
 
-:func:`principal_component_pursuit` is the one loop of :class:`RobustPCA`
-(entrywise sparse part, stable or not) and :func:`outlier_pursuit`
+:func:`principal_component_pursuit` is the one loop of :class:`~pcalib.robust_pca.RobustPCA`
+(entrywise sparse part, stable or not) and :func:`~pcalib.robust_pca.outlier_pursuit`
 (row-sparse part): they differ only in the proximal step of the sparse part
 and in their starts.
 """
