@@ -36,7 +36,7 @@ book: $(STAMP)
 	@echo "The book is at $(abspath $(HTML)/index.html)"
 
 # The build itself. Its log, with each chapter's execution time, is kept in
-# _build/book.log (tests/test_build_log.py checks it is free of warnings). The
+# _build/book.log (tests/book/test_build_log.py checks it is free of warnings). The
 # chapters execute two at a time (BOOK_JOBS, book/_ext/build_book.py), each
 # kernel on one BLAS thread, so that the two share the machine's two cores
 # instead of fighting over them. The key is taken before the build starts, so an
@@ -50,9 +50,9 @@ rebuild: $(STAMP)
 	  | tee _build/book.log && echo $$key > $(BOOK_KEY)
 
 # Tests that read the built book, and the browser tests (which also need Chromium).
-BOOK_TESTS := tests/test_build_log.py tests/test_reader_notebooks.py
-BROWSER_TESTS := tests/test_rendered_book.py tests/test_jupyterlab.py
-NEEDS_BOOK := tests/notebooks $(BOOK_TESTS) $(BROWSER_TESTS)
+BOOK_TESTS := tests/book/test_build_log.py tests/book/test_reader_notebooks.py
+BROWSER_TESTS := tests/browser/test_rendered_book.py tests/browser/test_jupyterlab.py
+NEEDS_BOOK := tests/book/notebooks $(BOOK_TESTS) $(BROWSER_TESTS)
 TEST_JOBS ?= auto
 # Every test process, kernels included, runs one BLAS thread: two pytest workers
 # with OpenBLAS's default threads each oversubscribe two cores, and a chapter's
@@ -75,32 +75,32 @@ unit: lint
 # chapters): the rendered book's report goes to _build/test_rendered_book.log and
 # is printed when both are done; either failing fails the target.
 test: unit book
-	$(PYTEST) tests/notebooks $(BOOK_TESTS)
-	$(ONE_BLAS_THREAD) $(BIN)/python -m pytest tests/test_rendered_book.py \
+	$(PYTEST) tests/book/notebooks $(BOOK_TESTS)
+	$(ONE_BLAS_THREAD) $(BIN)/python -m pytest tests/browser/test_rendered_book.py \
 	  > _build/test_rendered_book.log 2>&1 & \
 	  rendered=$$!; \
-	  $(ONE_BLAS_THREAD) $(BIN)/python -m pytest tests/test_jupyterlab.py; lab=$$?; \
+	  $(ONE_BLAS_THREAD) $(BIN)/python -m pytest tests/browser/test_jupyterlab.py; lab=$$?; \
 	  wait $$rendered; rendered=$$?; \
 	  cat _build/test_rendered_book.log; \
 	  test $$lab -eq 0 && test $$rendered -eq 0
 
 # The unit tests and nbval under every OpenBLAS kernel this CPU can run, at 1 and
-# 2 BLAS threads (tests/portability.py; KERNELS=Prescott,Haswell and THREADS=1
+# 2 BLAS threads (tests/book/portability.py; KERNELS=Prescott,Haswell and THREADS=1
 # choose fewer): prints the kernels it cannot run here and why, and a table of
 # failures per kernel and thread count.
 KERNELS ?=
 THREADS ?= 1,2
 test-portable: $(STAMP)
-	$(BIN)/python tests/portability.py $(if $(KERNELS),--kernels $(KERNELS)) --threads $(THREADS)
+	$(BIN)/python tests/book/portability.py $(if $(KERNELS),--kernels $(KERNELS)) --threads $(THREADS)
 
 # ruff's lint (numpydoc docstring rules for pcalib's public API) and format check.
 lint: $(STAMP)
 	$(BIN)/ruff check pcalib tests benchmarks
 	$(BIN)/ruff format --check pcalib tests benchmarks
 
-# Re-execute the chapters and rewrite the reference notebooks in tests/notebooks.
+# Re-execute the chapters and rewrite the reference notebooks in tests/book/notebooks.
 golden: $(STAMP)
-	$(BIN)/python tests/golden.py
+	$(BIN)/python tests/book/golden.py
 
 # Open the book in JupyterLab: the notebooks `make book` writes to _build/notebooks
 # (book/_ext/reader_notebooks.py: glued numbers, citations, cross-references,
@@ -108,7 +108,7 @@ golden: $(STAMP)
 # the rest). `make lab-source` opens the chapters' sources instead, each .md as a
 # notebook through jupytext, for editing. The settings: .md files open as
 # notebooks; no news or update checks (a popup, and a network request).
-# tests/test_jupyterlab.py starts JupyterLab with this same LAB_SETTINGS line
+# tests/browser/test_jupyterlab.py starts JupyterLab with this same LAB_SETTINGS line
 # (keep it one line of JSON).
 NOTEBOOKS := _build/notebooks
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json

@@ -6,7 +6,7 @@ during ``builder-inited`` is registered both with the builder (as filename
 every page. sphinx-thebe declares ``const THEBE_JS_URL`` that way, and the
 second declaration is a JavaScript error ("Identifier 'THEBE_JS_URL' has
 already been declared"). This extension keeps the first copy of each script;
-``tests/test_rendered_book.py`` checks that no page logs an error.
+``tests/browser/test_rendered_book.py`` checks that no page logs an error.
 """
 
 

@@ -1,7 +1,7 @@
 """The figure rules of CONTRIBUTING.md ("What the reader sees"), checked as each figure is drawn.
 
 nbval runs the reference notebooks in a kernel that executes ``install()`` at
-start (``tests/conftest.py`` gives it that kernel). From then on, every figure a
+start (``tests/book/conftest.py`` gives it that kernel). From then on, every figure a
 cell displays is checked just before it is drawn, and a figure that breaks a
 rule raises ``FigureRuleError`` in that cell, naming the figure and the rule, so
 nbval fails on it. The rules:

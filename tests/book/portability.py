@@ -6,7 +6,7 @@ per processor family and picks one at start; ``OPENBLAS_CORETYPE`` forces
 another. Each kernel sums in its own order, so running the suite under each of
 them, at one and at two BLAS threads, shows which outputs depend on rounding.
 
-``python tests/portability.py`` (``make test-portable``) runs, for every kernel
+``python tests/book/portability.py`` (``make test-portable``) runs, for every kernel
 the CPU supports and every thread count, the tests that need no built book::
 
     python -m pytest -n <cores // threads> --dist loadscope --ignore <book tests> ...
@@ -18,7 +18,7 @@ OpenBLAS build maps to another one, a BLAS that is not OpenBLAS). It exits with
 1 when any run failed.
 
 Options: ``--kernels Prescott,Haswell`` and ``--threads 1`` restrict the runs;
-the arguments after ``--`` go to pytest (for example ``-- tests/test_pca.py``).
+the arguments after ``--`` go to pytest (for example ``-- tests/pcalib/test_pca.py``).
 """
 
 import argparse
@@ -32,7 +32,7 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # The full text of every failure (traceback, hypothesis's falsifying example), one file per run.
 FAILURE_DIR = ROOT / "_build" / "portability"
 
@@ -52,12 +52,12 @@ X86_KERNELS = {
 
 # Tests that read the built book (they compute nothing that a kernel changes) or
 # drive a browser; make test runs them once, under the default kernel. The same
-# files as the Makefile's BOOK_TESTS and BROWSER_TESTS (tests/test_makefile.py).
+# files as the Makefile's BOOK_TESTS and BROWSER_TESTS (tests/book/test_makefile.py).
 BOOK_TESTS = (
-    "tests/test_build_log.py",
-    "tests/test_reader_notebooks.py",
-    "tests/test_rendered_book.py",
-    "tests/test_jupyterlab.py",
+    "tests/book/test_build_log.py",
+    "tests/book/test_reader_notebooks.py",
+    "tests/browser/test_rendered_book.py",
+    "tests/browser/test_jupyterlab.py",
 )
 
 PROBE = (

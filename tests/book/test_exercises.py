@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-BOOK = Path(__file__).resolve().parent.parent / "book"
+BOOK = Path(__file__).resolve().parents[2] / "book"
 CHAPTERS = sorted(p for p in BOOK.glob("*.md") if p.name != "bibliography.md")
 
 SOLUTION = re.compile(r"^`{3,}\{solution-start\} (\S+)\n(.*?)^`{3,}\{solution-end\}", re.M | re.S)

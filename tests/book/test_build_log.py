@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LOG = ROOT / "_build" / "book.log"
 CHAPTERS = sorted(p.stem for p in (ROOT / "book").glob("*.md") if p.stem != "bibliography")
 

@@ -43,7 +43,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import sync_playwright
 from test_rendered_book import LAUNCH_ARGS, _require_chromium
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
 NOTEBOOKS = ROOT / "_build" / "notebooks"
 HTML = ROOT / "_build" / "html" / "book"

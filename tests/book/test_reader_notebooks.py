@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "_build"
 HTML = BUILD / "html"
 NOTEBOOKS = BUILD / "notebooks"

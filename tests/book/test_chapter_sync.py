@@ -1,4 +1,4 @@
-"""Each reference notebook under tests/notebooks must match its chapter's .md.
+"""Each reference notebook under tests/book/notebooks must match its chapter's .md.
 
 An edit to a chapter without ``make golden`` fails here, before nbval would
 compare outputs of stale cells.

@@ -1,8 +1,8 @@
 """Reference ("golden") notebooks of the chapters, for the nbval regression test.
 
 Each chapter has one source, its MyST Markdown notebook ``book/<name>.md``.
-``python tests/golden.py`` (``make golden``) converts every chapter with jupytext,
-executes it and writes ``tests/notebooks/<name>.ipynb`` with:
+``python tests/book/golden.py`` (``make golden``) converts every chapter with jupytext,
+executes it and writes ``tests/book/notebooks/<name>.ipynb`` with:
 
 * stable cell ids (``<name>-<index>``), so regenerating gives no diff;
 * no timing or other run-dependent metadata;
@@ -10,7 +10,7 @@ executes it and writes ``tests/notebooks/<name>.ipynb`` with:
   representation kept;
 * output metadata removed, except the name of each glued value.
 
-``tests/test_chapter_sync.py`` fails when a reference notebook no longer
+``tests/book/test_chapter_sync.py`` fails when a reference notebook no longer
 matches its ``.md``; nbval (``pytest --nbval``) re-executes every reference
 notebook and compares its text outputs.
 """
@@ -22,9 +22,9 @@ import jupytext
 import nbformat
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
-GOLDEN = ROOT / "tests" / "notebooks"
+GOLDEN = ROOT / "tests" / "book" / "notebooks"
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/svg+xml", "application/pdf")
 TIMEOUT = 600
 
@@ -102,7 +102,7 @@ def strip_volatile(notebook):
             if "data" in output:
                 for mime in IMAGE_TYPES:
                     output["data"].pop(mime, None)
-                # a glued value keeps its name, for tests/test_glue_precision.py
+                # a glued value keeps its name, for tests/book/test_glue_precision.py
                 output["metadata"] = {
                     key: value for key, value in output["metadata"].items() if key == "scrapbook"
                 }

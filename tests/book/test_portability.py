@@ -1,4 +1,4 @@
-"""tests/portability.py runs each kernel the CPU supports once, and says why it skips the rest."""
+"""portability.py runs each kernel the CPU supports once, and says why it skips the rest."""
 
 import portability
 import pytest

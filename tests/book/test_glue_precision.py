@@ -8,7 +8,7 @@ stored rounded to that format, ``round(x, 1)`` here; a ``%`` format keeps two
 more decimals, an ``e`` format its significant digits.
 
 The names come from the reference notebooks, which keep each glued output's
-``scrapbook`` metadata (tests/golden.py).
+``scrapbook`` metadata (tests/book/golden.py).
 """
 
 import ast

@@ -158,7 +158,7 @@ BAD_X = [
 
 
 # PCA takes sparse input (implicit centring, chapter 2), tested in
-# tests/test_pca_sklearn_options.py; the factorisations refuse it.
+# tests/pcalib/test_pca_sklearn_options.py; the factorisations refuse it.
 BAD_X_CASES = [
     (entry, *case)
     for entry in ENTRY_POINTS

@@ -1,4 +1,4 @@
-"""The figure checks that nbval's kernels run (tests/figure_checks.py) catch each rule broken.
+"""The figure checks that nbval's kernels run (tests/book/figure_checks.py) catch each rule broken.
 
 Each test draws a figure that breaks one rule and the same figure mended, so a
 check that stopped seeing its defect, or began to flag good figures, fails here.

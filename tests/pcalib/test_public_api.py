@@ -88,7 +88,7 @@ def allowed_values(cls, name):
 
 # Option values that the shared configurations cannot run, each tested in its
 # estimator's own tests instead: a precomputed kernel takes a square kernel
-# matrix, not the shared tests' rectangular data (tests/test_kernel_pca.py).
+# matrix, not the shared tests' rectangular data (tests/pcalib/test_kernel_pca.py).
 UNCONFIGURED = {("KernelPCA", "kernel", "precomputed")}
 
 

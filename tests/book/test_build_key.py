@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "_ext"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "book" / "_ext"))
 import build_key
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

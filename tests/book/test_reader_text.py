@@ -16,7 +16,7 @@ import pytest
 from test_exercises import CODE_CELL
 from test_prose_numbers import lines_outside_fences
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted(p for p in (ROOT / "book").glob("*.md") if "code-cell" in p.read_text())
 LABEL_TARGET = re.compile(r"^:label: (\S+)$", re.M)
 
@@ -55,7 +55,9 @@ def test_code_cells_do_not_name_equations_by_label(chapter):
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
 def test_printed_output_does_not_name_equations_by_label(chapter):
-    notebook = json.loads((ROOT / "tests" / "notebooks" / f"{chapter.stem}.ipynb").read_text())
+    notebook = json.loads(
+        (ROOT / "tests" / "book" / "notebooks" / f"{chapter.stem}.ipynb").read_text()
+    )
     printed = []
     for cell in notebook["cells"]:
         for output in cell.get("outputs", []):

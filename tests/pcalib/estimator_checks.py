@@ -63,7 +63,7 @@ def without_n_iter_check_of_direct_solvers(marker):
     That check asks every estimator with ``max_iter`` for ``n_iter_ >= 1``,
     while a direct solver (PCA's SVD and eigendecompositions, PPCA's closed
     form) reports ``n_iter_ = 0`` in pcalib (CONTRIBUTING.md, rule 4), which
-    tests/test_vocabulary.py checks. The iterative configurations keep the
+    tests/pcalib/test_vocabulary.py checks. The iterative configurations keep the
     check.
     """
     return without_checks(marker, "check_transformer_n_iter", is_direct)
@@ -80,7 +80,7 @@ def without_checks_of_zero_refusing_configurations(marker):
     scikit-learn's checks make non-negative data by subtracting the minimum,
     which puts a zero in X, and d_β(0 | y) is infinite for β ≤ 0: pcalib's
     NMF, like scikit-learn's, refuses such data with a ValueError, so every
-    check fails on its data rather than on the estimator. tests/test_nmf.py
+    check fails on its data rather than on the estimator. tests/pcalib/test_nmf.py
     and the reliability tests (on strictly positive data) cover these
     configurations.
     """

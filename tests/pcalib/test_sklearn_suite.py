@@ -6,10 +6,10 @@ are pcalib's; every other import (MiniBatchNMF, non_negative_factorization,
 private helpers) stays scikit-learn's. The copies run in one subprocess with
 scikit-learn's conftest as a plugin (its ``global_random_seed`` and
 ``global_dtype`` fixtures), and their outcome is compared with
-``tests/sklearn_suite_expected_failures.txt``: a failure outside that list fails
+``tests/pcalib/sklearn_suite_expected_failures.txt``: a failure outside that list fails
 here, and so does a listed test that passes, so the list can only shrink.
 
-Run ``python tests/test_sklearn_suite.py [test_pca.py ...]`` to print the
+Run ``python tests/pcalib/test_sklearn_suite.py [test_pca.py ...]`` to print the
 outcome of one or more files without the comparison.
 """
 

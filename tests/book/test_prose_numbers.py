@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-BOOK = Path(__file__).resolve().parent.parent / "book"
+BOOK = Path(__file__).resolve().parents[2] / "book"
 CHAPTERS = sorted(p for p in BOOK.glob("*.md") if p.name != "bibliography.md")
 
 # (chapter file, number) -> why it is typed in the prose and not computed.
