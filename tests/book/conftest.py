@@ -5,6 +5,10 @@ executes, at start, an IPython startup file that installs ``figure_checks``
 (the figure rules of CONTRIBUTING.md): it gets the environment of this
 process, whose ``IPYTHONDIR`` points to a temporary profile holding that file,
 and whose ``PYTHONPATH`` has this folder.
+
+The helpers that several of these tests share are importable modules here:
+``chapters`` (the chapter files, their code cells and fences), ``golden``
+(the reference notebooks), ``figure_checks`` and ``portability``.
 """
 
 import os

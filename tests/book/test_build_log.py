@@ -10,11 +10,12 @@ with its execution time.
 import re
 from pathlib import Path
 
+import chapters
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LOG = ROOT / "_build" / "book.log"
-CHAPTERS = sorted(p.stem for p in (ROOT / "book").glob("*.md") if p.stem != "bibliography")
+CHAPTERS = [p.stem for p in chapters.CHAPTERS]
 
 
 @pytest.fixture(scope="module")

@@ -7,15 +7,11 @@ no code cell, or when its last code cell asserts nothing.
 """
 
 import re
-from pathlib import Path
 
 import pytest
-
-BOOK = Path(__file__).resolve().parents[2] / "book"
-CHAPTERS = sorted(p for p in BOOK.glob("*.md") if p.name != "bibliography.md")
+from chapters import CHAPTERS, CODE_CELL
 
 SOLUTION = re.compile(r"^`{3,}\{solution-start\} (\S+)\n(.*?)^`{3,}\{solution-end\}", re.M | re.S)
-CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```$", re.M | re.S)
 ASSERTION = re.compile(r"^\s*(assert\b|np\.testing\.assert_\w+\()", re.M)
 
 

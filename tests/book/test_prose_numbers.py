@@ -10,19 +10,15 @@ which says why the number is typed rather than computed.
 """
 
 import re
-from pathlib import Path
 
 import pytest
-
-BOOK = Path(__file__).resolve().parents[2] / "book"
-CHAPTERS = sorted(p for p in BOOK.glob("*.md") if p.name != "bibliography.md")
+from chapters import BOOK, CHAPTERS, lines_outside_fences
 
 # (chapter file, number) -> why it is typed in the prose and not computed.
 ALLOWED = {
     ("intro.md", "3.11"): "the Python version the course requires, not a result",
 }
 
-FENCE = re.compile(r"^(`{3,}|:{3,})")
 DOLLAR_MATH = re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$", re.DOTALL)
 INLINE_CODE = re.compile(r"`[^`\n]*`")
 ROLE = re.compile(r"\{[\w:.-]+\}`[^`]*`")
@@ -30,21 +26,6 @@ LINK_TARGET = re.compile(r"\]\([^)]*\)|<https?://[^>]*>|https?://\S+")
 DIRECTIVE_OPTION = re.compile(r"^\s*:[\w-]+:.*$", re.MULTILINE)
 VERSION = re.compile(r"\d+\.\d+\.\d+")
 DECIMAL = re.compile(r"(?<![\w.])\d*\.\d+(?![\w.])")
-
-
-def lines_outside_fences(text):
-    """``(number, line)`` for each line of ``text`` outside fenced blocks (cells, directives)."""
-    fence = None
-    for number, line in enumerate(text.splitlines(), 1):
-        marker = FENCE.match(line.strip())
-        if fence is None and marker:
-            fence = marker.group(1)[0] * len(marker.group(1))
-            continue
-        if fence is not None:
-            if line.strip() == fence:
-                fence = None
-            continue
-        yield number, line
 
 
 def prose(text):

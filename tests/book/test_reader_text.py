@@ -13,8 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from test_exercises import CODE_CELL
-from test_prose_numbers import lines_outside_fences
+from chapters import CODE_CELL, lines_outside_fences
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted(p for p in (ROOT / "book").glob("*.md") if "code-cell" in p.read_text())

@@ -39,15 +39,14 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from chromium import CHROMIUM, LAUNCH_ARGS, require_chromium
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import sync_playwright
-from test_rendered_book import LAUNCH_ARGS, _require_chromium
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
 NOTEBOOKS = ROOT / "_build" / "notebooks"
 HTML = ROOT / "_build" / "html" / "book"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 PAGES = sorted(p.stem for p in BOOK.glob("*.md"))
 RUN_TIMEOUT_S = 600  # one chapter's Run All: 10-30 s alone, minutes on a loaded machine
 START_TIMEOUT_S = 90
@@ -75,7 +74,7 @@ def _log_tail(log_path, lines=30):
 @pytest.fixture(scope="module")
 def lab_server(tmp_path_factory):
     """A JupyterLab server on a copy of the book; yields its URL with the token."""
-    _require_chromium()
+    require_chromium()
     if not NOTEBOOKS.is_dir() or not HTML.is_dir():
         pytest.fail("the book is not built: run `make book` first")
     tmp = tmp_path_factory.mktemp("jupyterlab")

@@ -12,18 +12,16 @@ a browser here. Without it the tests skip with a message, except under CI
 
 import functools
 import http.server
-import os
 import re
-import shutil
 import threading
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from chromium import CHROMIUM, LAUNCH_ARGS, require_chromium
 
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # Every page of the book: the HTML files outside Sphinx's asset folders
 # (_static holds template fragments such as sbt-webpack-macros.html, not pages).
 PAGES = sorted(
@@ -36,25 +34,6 @@ PAGES = sorted(
 CONSOLE_ALLOW = {
     # (none yet: every console error fails the test)
 }
-
-LAUNCH_ARGS = [
-    "--no-sandbox",  # the test may run as root, where Chromium's sandbox refuses to start
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",  # no calls home: the machine has no network
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def _require_chromium():
-    if Path(CHROMIUM).exists():
-        return
-    message = f"Chromium not found at {CHROMIUM}: install it with 'apt-get install chromium'."
-    if os.environ.get("CI") == "true":
-        pytest.fail(message + " Under CI a missing browser is a failure.")
-    pytest.skip(message)
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -75,7 +54,7 @@ def server():
 
 @pytest.fixture(scope="module")
 def browser():
-    _require_chromium()
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

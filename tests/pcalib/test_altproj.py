@@ -13,18 +13,12 @@ import pytest
 import scipy.linalg
 from sklearn.exceptions import ConvergenceWarning
 from test_robust_pca import RECOVERY_SIZES, planted_problem, recovery_problems
-from threadpoolctl import threadpool_limits
 
 from pcalib import AltProjResult, RobustPCA, altproj
 from pcalib._linalg import TRUNCATED_SVD_SHARE, top_svd
 from pcalib.robust_pca import hard_threshold
 
-
-@pytest.fixture(scope="module", autouse=True)
-def single_threaded_blas():
-    """One BLAS thread: the fits make many small SVDs (see ``test_robust_pca.py``)."""
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
+pytestmark = pytest.mark.usefixtures("single_threaded_blas")
 
 
 @pytest.fixture(scope="module")

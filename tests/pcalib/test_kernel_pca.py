@@ -16,6 +16,7 @@ import pytest
 import scipy.linalg
 import scipy.sparse.linalg
 import scipy.stats
+from helpers import assert_scaled, laplacian, make_data
 from sklearn.base import clone
 from sklearn.datasets import make_circles
 from sklearn.decomposition import PCA as SklearnPCA
@@ -54,13 +55,6 @@ KERNEL_CASES = {
 # ---------------------------------------------------------------------------
 # Independent references and helpers
 # ---------------------------------------------------------------------------
-
-
-def make_data(n_samples, n_features, seed=0):
-    """Gaussian data with decreasing column scales (separated spectra) and a mean."""
-    rng = np.random.default_rng(seed)
-    scales = np.geomspace(3.0, 0.5, n_features)
-    return rng.standard_normal((n_samples, n_features)) * scales + rng.uniform(-1, 1, n_features)
 
 
 def sklearn_kernel(X, Y, params):
@@ -198,11 +192,6 @@ def test_exact_agrees_with_sklearn(case, solver):
 def histogram(x, y):
     """The histogram-intersection kernel of scikit-learn's own KernelPCA test."""
     return np.minimum(x, y).sum()
-
-
-def laplacian(x, y):
-    """The Laplacian kernel ``exp(-‖x - y‖₁)``, positive definite."""
-    return math.exp(-np.abs(x - y).sum())
 
 
 @pytest.mark.parametrize("solver", ["dense", "arpack"])
@@ -1512,12 +1501,6 @@ def test_fitted_attributes():
 
 # None is a power of two: the rescaled data differ from X by rounding.
 UNIT_FACTORS = [1e-8, 1e-3, 255.0, 1e8]
-
-
-def assert_scaled(actual, expected, rtol=1e-6):
-    """``actual`` equals ``expected`` to ``rtol`` of the largest entry of ``expected``."""
-    expected = np.asarray(expected, dtype=float)
-    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=rtol * np.abs(expected).max())
 
 
 @pytest.mark.parametrize("c", UNIT_FACTORS)

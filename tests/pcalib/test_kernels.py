@@ -7,28 +7,27 @@ in plain Python loops. None of them is produced by pcalib itself.
 
 import math
 import warnings
+from functools import partial
 
+import helpers
 import numpy as np
 import pytest
 import scipy.sparse
+from helpers import laplacian
 from sklearn.base import clone
 from sklearn.metrics import pairwise
 
 from pcalib import KernelPCA
 from pcalib.kernels import kernel_matrix, linear_kernel, polynomial_kernel, rbf_kernel
 
+# Columns of standard deviations 0.5 to 2, the mean in [-1, 1].
+make_data = partial(helpers.make_data, scales=lambda d: np.linspace(0.5, 2.0, d))
+
 # Squared distances are formed as ‖x‖² + ‖y‖² - 2⟨x, y⟩ by pcalib and by
 # scikit-learn; on the data below (‖x‖² ≤ ~100, γ ≤ 1) rounding moves the
 # exponent of the RBF kernel by at most ~100 eps ≈ 2e-14, hence this tolerance
 # on kernel values (which are ≤ 1).
 RBF_ATOL = 1e-12
-
-
-def make_data(n_samples, n_features, seed=0, scale=1.0):
-    """Gaussian data with unequal column scales and a non-zero mean."""
-    rng = np.random.default_rng(seed)
-    scales = np.linspace(0.5, 2.0, n_features) * scale
-    return rng.standard_normal((n_samples, n_features)) * scales + rng.uniform(-1, 1, n_features)
 
 
 def brute_force(X, Y, pair_kernel):
@@ -212,11 +211,6 @@ def test_kernel_matrix_dispatches_to_the_named_kernel(name, params, reference):
 def test_kernel_matrix_default_is_rbf():
     X = make_data(10, 4, seed=13)
     np.testing.assert_allclose(kernel_matrix(X), pairwise.rbf_kernel(X), rtol=0, atol=RBF_ATOL)
-
-
-def laplacian(x, y):
-    """The Laplacian kernel ``exp(-‖x - y‖₁)`` of two rows."""
-    return math.exp(-sum(abs(x - y)))
 
 
 def test_kernel_matrix_calls_a_callable_once_per_pair_of_rows():
@@ -502,7 +496,7 @@ def test_numpy_integer_degree_and_gamma_are_valid():
 
 
 def test_polynomial_overflow_is_a_value_error():
-    X = make_data(6, 2, seed=20, scale=1e3)
+    X = make_data(6, 2, seed=20, scales=lambda d: 1e3 * np.linspace(0.5, 2.0, d))
     # (γ⟨x, y⟩ + 1)^200 with ⟨x, y⟩ ~ 1e6: far beyond float64
     with pytest.raises(ValueError, match=r"polynomial kernel of degree 200 overflows"):
         polynomial_kernel(X, degree=200, gamma=1.0)

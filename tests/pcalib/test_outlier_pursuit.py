@@ -22,17 +22,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.exceptions import ConvergenceWarning
-from threadpoolctl import threadpool_limits
 
 from pcalib import OutlierPursuitResult, outlier_pursuit
 from pcalib.robust_pca import default_outlier_lambda, row_soft_threshold
 
-
-@pytest.fixture(scope="module", autouse=True)
-def single_threaded_blas():
-    """One BLAS thread: the fits make many small SVDs, which threads only slow down."""
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
+pytestmark = pytest.mark.usefixtures("single_threaded_blas")
 
 
 # ---------------------------------------------------------------------------

@@ -5,9 +5,13 @@ eigendecompositions computed here, or numbers published for R's ``prcomp``.
 None of them is produced by pcalib itself.
 """
 
+from functools import partial
+
+import helpers
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import reference_spectrum, spectral_gaps
 from sklearn.base import clone
 from sklearn.decomposition import PCA as SklearnPCA
 from sklearn.linear_model import LogisticRegression
@@ -25,17 +29,12 @@ from pcalib.pca import (
     covariance_is_accurate,
 )
 
+# Columns of standard deviations 1 to 3, the mean in [-5, 5].
+make_data = partial(helpers.make_data, scales=lambda d: np.linspace(1.0, 3.0, d), offset=5.0)
+
 EPS = np.finfo(np.float64).eps
 SHAPES = [(50, 5), (20, 40), (200, 30), (7, 7)]
 SOLVERS = ["full", "covariance_eigh"]
-
-
-def make_data(n_samples, n_features, seed=0):
-    """Gaussian data with unequal column scales and a non-zero mean."""
-    rng = np.random.default_rng(seed)
-    scales = np.linspace(1.0, 3.0, n_features)
-    offsets = rng.uniform(-5.0, 5.0, n_features)
-    return rng.standard_normal((n_samples, n_features)) * scales + offsets
 
 
 def row_signs(A, B):
@@ -43,15 +42,6 @@ def row_signs(A, B):
     signs = np.sign(np.sum(A * B, axis=1))
     assert np.all(signs != 0), "rows are orthogonal: not the same axes up to sign"
     return signs
-
-
-def spectral_gaps(eigenvalues):
-    """Distance from each eigenvalue (sorted decreasingly) to its nearest neighbour."""
-    eigenvalues = np.asarray(eigenvalues, dtype=float)
-    if eigenvalues.size == 1:
-        return np.array([np.inf])
-    diffs = -np.diff(eigenvalues)
-    return np.minimum(np.r_[np.inf, diffs], np.r_[diffs, np.inf])
 
 
 def identified_rank(n_samples, n_features):
@@ -277,11 +267,6 @@ def test_standardize_matches_standardscaler_pipeline(solver):
 # ---------------------------------------------------------------------------
 # n_components, sign convention, solvers
 # ---------------------------------------------------------------------------
-
-
-def reference_spectrum(X):
-    """Eigenvalues of the sample covariance, decreasing (independent of pcalib)."""
-    return np.sort(np.linalg.eigvalsh(np.atleast_2d(np.cov(X, rowvar=False))))[::-1]
 
 
 @pytest.mark.parametrize("solver", SOLVERS)

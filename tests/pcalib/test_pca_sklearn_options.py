@@ -8,6 +8,9 @@ from independent sources: NumPy's SVD and covariance, SciPy's multivariate
 normal, pcalib's PPCA closed form (chapter 4), or scikit-learn.
 """
 
+from functools import partial
+
+import helpers
 import numpy as np
 import pytest
 import scipy.sparse
@@ -17,6 +20,12 @@ from sklearn.decomposition import PCA as SklearnPCA
 
 from pcalib import PCA, PPCA
 
+# A decaying spectrum with a clear gap after each axis (standard deviations 3 · 0.7^j),
+# rotated axes, and the mean in [-5, 5].
+make_data = partial(
+    helpers.make_data, scales=lambda d: 3.0 * 0.7 ** np.arange(d), offset=5.0, rotate=True
+)
+
 SOLVERS = ["full", "covariance_eigh", "gram", "arpack", "subspace", "randomized", "auto"]
 # what each solver needs to reach its accuracy on the data below
 SOLVER_PARAMS = {"subspace": {"tol": 1e-12}, "randomized": {"iterated_power": 10}}
@@ -25,16 +34,6 @@ SOLVER_PARAMS = {"subspace": {"tol": 1e-12}, "randomized": {"iterated_power": 10
 def make_pca(svd_solver, **params):
     return PCA(
         svd_solver=svd_solver, random_state=0, **{**SOLVER_PARAMS.get(svd_solver, {}), **params}
-    )
-
-
-def make_data(n_samples, n_features, seed=0):
-    """Gaussian data with a decaying spectrum, unequal means and a clear gap after each axis."""
-    rng = np.random.default_rng(seed)
-    spectrum = 3.0 * 0.7 ** np.arange(n_features)
-    Q, _ = np.linalg.qr(rng.standard_normal((n_features, n_features)))
-    return rng.standard_normal((n_samples, n_features)) * spectrum @ Q.T + rng.uniform(
-        -5, 5, n_features
     )
 
 

@@ -12,12 +12,15 @@ statistics. None of them is produced by pcalib itself.
 
 import warnings
 from collections import namedtuple
+from functools import partial
 
+import helpers
 import numpy as np
 import pandas as pd
 import pytest
 import scipy.linalg
 import scipy.stats
+from helpers import assert_scaled
 from sklearn.base import clone
 from sklearn.datasets import load_iris
 from sklearn.decomposition import PCA as SklearnPCA
@@ -30,6 +33,9 @@ from sklearn.preprocessing import StandardScaler
 
 from pcalib import PPCA
 from pcalib.ppca import missing_e_step, missing_m_step
+
+# Well separated columns (standard deviations 4 down to 0.5), the mean in [-3, 3].
+make_data = partial(helpers.make_data, scales=lambda d: np.geomspace(4.0, 0.5, d), offset=3.0)
 
 EPS = np.finfo(np.float64).eps
 
@@ -51,13 +57,6 @@ def make_ppca_data(n_samples, n_features=6, n_components=2, sigma2=0.25, seed=0,
     Z = rng.standard_normal((n_samples, n_components))
     noise = np.sqrt(sigma2) * rng.standard_normal((n_samples, n_features))
     return Z @ W.T + mean + noise, Truth(W, mean, sigma2)
-
-
-def make_data(n_samples, n_features, seed=0):
-    """Gaussian data with well-separated column scales and a non-zero mean."""
-    rng = np.random.default_rng(seed)
-    scales = np.geomspace(4.0, 0.5, n_features)
-    return rng.standard_normal((n_samples, n_features)) * scales + rng.uniform(-3, 3, n_features)
 
 
 def hide_at_random(X, fraction, seed):
@@ -1342,12 +1341,6 @@ UNIT_FITS = {
 def unit_data(fit):
     X, _ = make_ppca_data(60, n_features=6, seed=70)
     return hide_at_random(X, 0.1, seed=71)[0] if fit == "missing" else X
-
-
-def assert_scaled(actual, expected, rtol=1e-6):
-    """``actual`` equals ``expected`` to ``rtol`` of the largest entry of ``expected``."""
-    expected = np.asarray(expected, dtype=float)
-    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=rtol * np.abs(expected).max())
 
 
 def assert_ppca_scaled(b, a, c, n_observed):

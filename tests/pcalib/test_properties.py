@@ -26,6 +26,7 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import reference_spectrum, spectral_gaps
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -78,21 +79,6 @@ def variance_atol(*matrices):
     scale = max(np.abs(M).max() for M in matrices)
     total = max(total_variance(M) for M in matrices)
     return 1e-9 * total + 1e-12 * scale**2
-
-
-def reference_spectrum(X):
-    """All d eigenvalues of the sample covariance, decreasing (NumPy only)."""
-    C = np.atleast_2d(np.cov(X, rowvar=False))
-    return np.sort(np.linalg.eigvalsh(C))[::-1]
-
-
-def spectral_gaps(eigenvalues):
-    """Distance from each eigenvalue to the nearest other one."""
-    if eigenvalues.size == 1:
-        return np.array([np.inf])
-    diffs = np.abs(eigenvalues[:, None] - eigenvalues[None, :])
-    np.fill_diagonal(diffs, np.inf)
-    return diffs.min(axis=1)
 
 
 def assert_components_match_where_identified(A, B, eigenvalues, atol):

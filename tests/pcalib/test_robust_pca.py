@@ -23,10 +23,10 @@ import pandas as pd
 import pytest
 import scipy.linalg
 import scipy.optimize
+from helpers import assert_scaled
 from sklearn.base import clone
 from sklearn.decomposition import PCA as SklearnPCA
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
-from threadpoolctl import threadpool_limits
 
 import pcalib._linalg
 from pcalib import FactorizationResult, RobustPCA, l1_low_rank, soft_threshold
@@ -42,16 +42,7 @@ from pcalib.robust_pca import (
     weighted_row_fits,
 )
 
-
-@pytest.fixture(scope="module", autouse=True)
-def single_threaded_blas():
-    """One BLAS thread for the fits here, which make hundreds of small SVDs and products.
-
-    OpenBLAS's threads only add synchronisation to them; on a loaded two-core machine
-    they made this file ten times slower (measured: 105 s against 10 s).
-    """
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
+pytestmark = pytest.mark.usefixtures("single_threaded_blas")
 
 
 # ---------------------------------------------------------------------------
@@ -1304,13 +1295,6 @@ def test_feature_names_out():
 # The factors c of the units test: none is a power of two, so the rescaled data
 # differ from X by rounding and the results by rounding only.
 UNIT_FACTORS = [1e-8, 1e-3, 255.0, 1e8]
-
-
-def assert_scaled(actual, expected, rtol=1e-6):
-    """``actual`` equals ``expected`` to ``rtol`` of the largest entry of ``expected``."""
-    expected = np.asarray(expected, dtype=float)
-    atol = rtol * np.abs(expected).max() if expected.size else 0.0
-    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol)
 
 
 def assert_rpca_scaled(b, a, c):

@@ -15,7 +15,9 @@ produced by pcalib itself.
 
 import itertools
 import warnings
+from functools import partial
 
+import helpers
 import numpy as np
 import pandas as pd
 import pytest
@@ -36,6 +38,12 @@ from pcalib.sparse_pca import (
     truncated_power_iteration,
     truncated_power_method,
     zht_criterion,
+)
+
+# Correlated features with well separated eigenvalues (standard deviations 3 to 0.5 along
+# rotated axes), the mean in [-5, 5].
+make_data = partial(
+    helpers.make_data, scales=lambda d: np.linspace(3.0, 0.5, d), offset=5.0, rotate=True
 )
 
 # ---------------------------------------------------------------------------
@@ -75,14 +83,6 @@ def zht_sample(n_samples, seed):
 # the true sparse loadings: the averages of X5..X8 and of X1..X4
 ZHT_V1 = np.r_[np.zeros(4), 0.5 * np.ones(4), np.zeros(2)]
 ZHT_V2 = np.r_[0.5 * np.ones(4), np.zeros(6)]
-
-
-def make_data(n_samples, n_features, seed=0):
-    """Correlated Gaussian data with well separated eigenvalues and a non-zero mean."""
-    rng = np.random.default_rng(seed)
-    rotation = np.linalg.qr(rng.standard_normal((n_features, n_features)))[0]
-    mixing = rotation * np.linspace(3.0, 0.5, n_features)  # standard deviations 3 .. 0.5
-    return rng.standard_normal((n_samples, n_features)) @ mixing.T + rng.uniform(-5, 5, n_features)
 
 
 def principal_directions(S, k):
