@@ -125,6 +125,8 @@ lab-source: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=book $(ROOT_FLAG)
 
 # Timings of pcalib against scikit-learn and LAPACK (prints a table, asserts nothing).
+# `$(BIN)/python benchmarks/run.py --write-readme` also rewrites the figures of
+# benchmarks/README.md from the run.
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 

@@ -173,24 +173,21 @@ def print_table(headers, rows, left=()):
         print(line(row))
 
 
-def print_case_table(timings, repeat):
-    """Print the timings of the cases, one row each, with the target next to the ratio."""
-    print(
-        f"\nmedian of {repeat} interleaved repeats (column pairs: fewer where a case caps it) "
-        "after one warm-up each; ratio = pcalib median / reference median (< 1: pcalib "
-        "faster); pair ratios = median and quartiles of pcalib_i / reference_i over the pairs."
-    )
-    headers = [
-        "case (pcalib)",
-        "reference",
-        "pcalib ms",
-        "ref ms",
-        "ratio",
-        "target",
-        "pairs",
-        "pair ratios med [q1-q3]",
-        "accuracy (pcalib vs ref)",
-    ]
+CASE_HEADERS = [
+    "case (pcalib)",
+    "reference",
+    "pcalib ms",
+    "ref ms",
+    "ratio",
+    "target",
+    "pairs",
+    "pair ratios med [q1-q3]",
+    "accuracy (pcalib vs ref)",
+]
+
+
+def case_rows(timings):
+    """One row of strings per timed case, in the columns of :data:`CASE_HEADERS`."""
     rows = []
     for t in timings:
         q1, q2, q3 = t.pair_ratio_quartiles()
@@ -207,27 +204,40 @@ def print_case_table(timings, repeat):
                 t.accuracy,
             ]
         )
-    print_table(headers, rows, left={0, 1, 5, 8})
+    return rows
 
 
-def print_environment(threads):
-    """Versions and BLAS/OpenMP thread pools, so that a table can be read later."""
-    print(f"python {platform.python_version()} on {platform.platform()}")
-    print(f"cpu: {platform.processor() or platform.machine()}, os.cpu_count()={os.cpu_count()}")
+def print_case_table(timings, repeat):
+    """Print the timings of the cases, one row each, with the target next to the ratio."""
     print(
-        f"numpy {np.__version__}, scipy {scipy.__version__}, "
-        f"scikit-learn {sklearn.__version__}, pcalib {pcalib.__version__}"
+        f"\nmedian of {repeat} interleaved repeats (column pairs: fewer where a case caps it) "
+        "after one warm-up each; ratio = pcalib median / reference median (< 1: pcalib "
+        "faster); pair ratios = median and quartiles of pcalib_i / reference_i over the pairs."
     )
-    print("threadpoolctl.threadpool_info():")
+    print_table(CASE_HEADERS, case_rows(timings), left={0, 1, 5, 8})
+
+
+def environment_lines(threads):
+    """Versions, CPU, load and BLAS/OpenMP thread pools, so that a table can be read later."""
+    load = " ".join(f"{value:.2f}" for value in os.getloadavg())
+    lines = [
+        f"python {platform.python_version()} on {platform.platform()}",
+        f"cpu: {platform.processor() or platform.machine()}, os.cpu_count()={os.cpu_count()}, "
+        f"load average {load}",
+        f"numpy {np.__version__}, scipy {scipy.__version__}, "
+        f"scikit-learn {sklearn.__version__}, pcalib {pcalib.__version__}",
+        "threadpoolctl.threadpool_info():",
+    ]
     for pool in threadpoolctl.threadpool_info():
         owner = os.path.basename(os.path.dirname(pool["filepath"]))
-        print(
+        lines.append(
             f"  {pool['user_api']:6s} {pool['internal_api']:8s} {pool.get('version')!s:14s} "
             f"threads={pool['num_threads']} arch={pool.get('architecture', '-')} "
             f"[{owner}/{os.path.basename(pool['filepath'])}]"
         )
     if threads is not None:
-        print(f"(timed with threadpoolctl.threadpool_limits({threads}))")
+        lines.append(f"(timed with threadpoolctl.threadpool_limits({threads}))")
+    return lines
 
 
 def profile_case(case, calls=3, top=10):

@@ -7,15 +7,19 @@ Run from the project root::
     .venv/bin/python benchmarks/run.py --repeat 15 --threads 1 --profile
     .venv/bin/python benchmarks/run.py --only ppca_closed_form ppca_em_per_iteration
     .venv/bin/python benchmarks/run.py --only robust_pca_altproj --threads 1 --write-data
+    .venv/bin/python benchmarks/run.py --write-readme  # full run; rewrites README's figures
 
 The cases (one factory per group of rows) and the reports live in one module
 per chapter, ``cases_*.py``; the timing and printing in ``harness.py``. Nothing
 asserts anything about time: the script only prints. ``benchmarks/README.md``
-says what each row measures and gives the latest figures.
+says what each row measures; its figures are the section that ``--write-readme``
+writes from the run's own results (``readme.py``).
 """
 
 import argparse
+import contextlib
 import inspect
+import io
 import sys
 
 import cases_kernel_pca
@@ -24,8 +28,9 @@ import cases_pca
 import cases_ppca
 import cases_robust_pca
 import cases_sparse_pca
+import readme
 import threadpoolctl
-from harness import print_case_table, print_environment, profile_case, run_case
+from harness import environment_lines, print_case_table, profile_case, run_case
 
 # Factories ``f(quick) -> list[Case]``, in the order of the chapters.
 CASE_FACTORIES = [
@@ -79,14 +84,38 @@ def parse_args(argv):
         help="reports that feed a chapter also write their rows to book/data/ (e.g. "
         "robust_pca_altproj: book/data/robust_cost.csv)",
     )
+    parser.add_argument(
+        "--write-readme",
+        action="store_true",
+        help="rewrite the figures of benchmarks/README.md (its generated section) from this "
+        "run's results; needs a full run (no --quick, --only or --profile)",
+    )
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
+    if args.write_readme and (args.quick or args.only or args.profile):
+        parser.error("--write-readme needs a full run: leave out --quick, --only and --profile")
     return args
 
 
+class Tee(io.StringIO):
+    """Text written here goes to ``stream`` too (the reports print and are kept)."""
+
+    def __init__(self, stream):
+        super().__init__()
+        self.stream = stream
+
+    def write(self, text):
+        """Write ``text`` to the stream and keep it."""
+        self.stream.write(text)
+        return super().write(text)
+
+
 def run(args):
-    """Run the selected factories' cases, print their table, then the selected reports."""
+    """Run the selected factories' cases, print their table, then the selected reports.
+
+    Returns the timings of the cases and what the reports printed.
+    """
     factories = [f for f in CASE_FACTORIES if not args.only or f.__name__ in args.only]
     reports = [r for r in REPORTS if not args.only or r.__name__ in args.only]
     if args.only:
@@ -99,21 +128,37 @@ def run(args):
             timings.append(run_case(case, case.repeats(args.repeat)))
     if timings:
         print_case_table(timings, args.repeat)
-    for report in reports:
-        sys.stdout.flush()
-        writes = "write_data" in inspect.signature(report).parameters
-        report(args.quick, args.repeat, **({"write_data": args.write_data} if writes else {}))
+    printed = Tee(sys.stdout)
+    with contextlib.redirect_stdout(printed):
+        for report in reports:
+            writes = "write_data" in inspect.signature(report).parameters
+            report(args.quick, args.repeat, **({"write_data": args.write_data} if writes else {}))
     if args.profile:
         for case in {t.case.name: t.case for t in timings}.values():
             profile_case(case)
+    return timings, printed.getvalue()
+
+
+def options(args):
+    """The options of ``args`` other than ``--write-readme``, as on a command line."""
+    shown = f" --repeat {args.repeat}" if args.repeat != 7 else ""
+    shown += f" --threads {args.threads}" if args.threads is not None else ""
+    return shown + (" --write-data" if args.write_data else "")
 
 
 def main(argv=None):
-    """Parse the command line, print the environment, run with the requested thread limit."""
+    """Parse the command line, print the environment, run with the requested thread limit.
+
+    With ``--write-readme``, the README's figures are then rewritten from this run.
+    """
     args = parse_args(argv)
-    print_environment(args.threads)
+    environment = environment_lines(args.threads)
+    print("\n".join(environment))
     with threadpoolctl.threadpool_limits(args.threads):
-        run(args)
+        timings, reports = run(args)
+    if args.write_readme:
+        readme.write(readme.generated_section(options(args), environment, timings, reports))
+        print(f"wrote the figures of {readme.README}", file=sys.stderr)
 
 
 if __name__ == "__main__":
