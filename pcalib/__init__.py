@@ -6,8 +6,13 @@ Modules mirror the chapters of the book:
   :func:`parallel_analysis` for choosing the number of components;
 * :mod:`pcalib.factorization` – chapter 1, PCA as a matrix factorisation
   ``X ≈ Z Wᵀ`` solved by alternating least squares and gradient descent;
-* :mod:`pcalib.high_dim` – chapter 2, solvers for wide data and for the top k,
-  and :func:`optimal_hard_threshold` for choosing the number of components;
+* :mod:`pcalib.high_dim` – chapter 2, solvers for wide data and for the top k;
+* :mod:`pcalib.sparse_centering` – chapter 2, centring sparse data without
+  densifying it;
+* :mod:`pcalib.range_finder` – chapter 2, :func:`range_error_bound` and
+  :func:`adaptive_range_finder`, the a-posteriori error of a range found;
+* :mod:`pcalib.hard_threshold` – chapter 2, :func:`optimal_hard_threshold`
+  for choosing the number of components;
 * :mod:`pcalib.out_of_core` – chapter 2, PCA of Dask arrays (optional Dask);
 * :mod:`pcalib.kernels` – chapter 3, kernel functions;
 * :mod:`pcalib.kernel_pca` – chapter 3, :class:`KernelPCA` (exact, Nyström,
@@ -39,18 +44,13 @@ from ._linalg import flip_signs, soft_threshold
 from .bayesian_pca import BayesianPCAResult, bayesian_pca
 from .factor_analysis import FactorAnalysis
 from .factorization import FactorizationResult, pca_als, pca_gradient_descent
-from .high_dim import (
-    AdaptiveRangeResult,
-    HardThresholdResult,
-    adaptive_range_finder,
-    optimal_hard_threshold,
-    range_error_bound,
-)
+from .hard_threshold import HardThresholdResult, optimal_hard_threshold
 from .kernel_pca import KernelPCA, KernelRankWarning
 from .nmf import NMF, successive_projection
 from .out_of_core import DaskPCAResult, pca_dask
 from .pca import PCA, ParallelAnalysisResult, parallel_analysis
 from .ppca import PPCA, PPCAEvidenceResult, ppca_evidence
+from .range_finder import AdaptiveRangeResult, adaptive_range_finder, range_error_bound
 from .robust_pca import (
     AltProjResult,
     OutlierPursuitResult,

@@ -457,6 +457,27 @@ def convergence_warning(name, max_iter, criterion, *, stacklevel=3):
     )
 
 
+def fallback_warning(name, error, fallback, *, stacklevel=3):
+    """Warn that ``name`` failed with ``error`` and that ``fallback`` was done instead.
+
+    Parameters
+    ----------
+    name : str
+        The solver that failed, e.g. ``"ARPACK (eigen_solver='arpack')"``.
+    error : Exception
+        What it raised.
+    fallback : str
+        What was done instead, e.g. ``"the dense solver computed the eigenpairs"``.
+    stacklevel : int, default=3
+        Passed to :func:`warnings.warn`.
+    """
+    warnings.warn(
+        f"{name} failed ({type(error).__name__}: {error}); {fallback} instead.",
+        ConvergenceWarning,
+        stacklevel=stacklevel,
+    )
+
+
 def check_option(value, *, name, allowed):
     """Raise ``ValueError`` unless ``value`` is one of the strings ``allowed``."""
     if not isinstance(value, str) or value not in allowed:

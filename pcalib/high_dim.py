@@ -1,4 +1,4 @@
-"""PCA in high dimension (chapter 2 of the book, ``book/high_dim.md``).
+"""PCA in high dimension: the solvers (chapter 2 of the book, ``book/high_dim.md``).
 
 Three ways to find the principal axes of centred data ``X_c`` (n × d) that
 avoid the ``d × d`` covariance matrix or compute only the top ``k`` axes:
@@ -19,30 +19,20 @@ convention) and ``singular_values`` (k,) of ``X_c``, the quantities
 use any of them.
 
 Sparse data (a ``scipy.sparse`` matrix, such as a document-term matrix) is
-never densified: :func:`sparse_column_moments` computes the column means and
-variances from the stored entries, :func:`centered_operator` multiplies by
-``X - 1 μᵀ`` as ``X v - (μᵀ v) 1`` (eq. ``eq-hd-implicit``), and
-:func:`principal_axes_sparse` runs ARPACK, the covariance route or the
-randomized range finder on it.
+never densified: :func:`implicitly_centered_axes` runs ARPACK, the covariance
+route or the randomized range finder on the data centred implicitly by
+:mod:`pcalib.sparse_centering` (eq. ``eq-hd-implicit``), and
+:func:`principal_axes_sparse` is its entry point, which checks its arguments.
 
-:func:`range_error_bound` bounds the error ``‖X - Q Qᵀ X‖₂`` of a range
-found, from a few Gaussian probes, and :func:`adaptive_range_finder` grows
-``Q`` until that bound meets a tolerance, which chooses the rank
-(eq. ``eq-hd-posterior``).
-
-For choosing ``k`` in high dimension, :func:`optimal_hard_threshold` gives
-Gavish and Donoho's threshold on the singular values (eqs. ``eq-hd-gd-known``
-and ``eq-hd-gd-unknown``), with the noise level known or estimated from the
-median singular value through the Marchenko–Pastur law.
+The chapter's other subjects have their own modules, whose names are also
+importable from here: :mod:`pcalib.sparse_centering`,
+:mod:`pcalib.range_finder` (the a-posteriori error bound of a range, and the
+range finder that uses it) and :mod:`pcalib.hard_threshold` (Gavish and
+Donoho's choice of ``k``).
 """
 
-from typing import NamedTuple
-
 import numpy as np
-import scipy.integrate
 import scipy.linalg
-import scipy.optimize
-import scipy.sparse
 import scipy.sparse.linalg
 
 from ._linalg import (
@@ -54,28 +44,45 @@ from ._linalg import (
     top_eigh,
 )
 from ._validation import (
-    as_float_matrix,
-    as_float_vector,
     as_generator,
     as_sparse_float_matrix,
-    check_array_size,
     check_n_components,
     check_non_negative_int,
     check_option,
-    check_positive_float,
-    check_positive_int,
     convergence_warning,
 )
 
+# The chapter's other modules: their names stay importable from here, the
+# building blocks by the redundant aliases that mark a re-export.
+from .hard_threshold import HardThresholdResult, optimal_hard_threshold
+from .hard_threshold import hard_threshold_coefficient as hard_threshold_coefficient
+from .hard_threshold import marchenko_pastur_cdf as marchenko_pastur_cdf
+from .hard_threshold import marchenko_pastur_median as marchenko_pastur_median
+from .range_finder import PROBE_FACTOR as PROBE_FACTOR
+from .range_finder import AdaptiveRangeResult, adaptive_range_finder, range_error_bound
+from .range_finder import probe_bound as probe_bound
+from .range_finder import probe_residual as probe_residual
+from .sparse_centering import (
+    centered_operator,
+    check_mean_and_scale,
+    implicit_centering,
+    sparse_column_moments,
+    sparse_covariance,
+)
+from .sparse_centering import column_moments as column_moments
+
 # The solvers are the building blocks of PCA's solvers and trust their caller (PCA
-# checks the data); the entry points are the choice of k by the optimal hard threshold
-# and the a-posteriori error bound of a range, with the range finder that uses it.
+# checks the data); principal_axes_sparse checks its arguments. The other entry
+# points are those of the chapter's other modules, importable from here too.
 __all__ = [
     "AdaptiveRangeResult",
     "HardThresholdResult",
     "adaptive_range_finder",
+    "centered_operator",
     "optimal_hard_threshold",
+    "principal_axes_sparse",
     "range_error_bound",
+    "sparse_column_moments",
 ]
 
 
@@ -273,232 +280,9 @@ def principal_axes_randomized(
 
 
 # ----------------------------------------------------------------------------
-# How good is a range found? An a-posteriori bound, and a range finder that stops
-# when the bound meets a tolerance
-
-# HMT's Lemma 4.1: ‖A‖₂ ≤ α √(2/π) max ‖A ωᵢ‖ except with probability α^(-r); α = 10
-PROBE_FACTOR = 10.0 * np.sqrt(2.0 / np.pi)
-
-
-class AdaptiveRangeResult(NamedTuple):
-    """What :func:`adaptive_range_finder` returns.
-
-    Attributes
-    ----------
-    Q : ndarray of shape (n_samples, rank)
-        Orthonormal columns; ``Q Qᵀ X`` approximates ``X``.
-    error_bound_history : ndarray of shape (n_blocks + 1,)
-        The probabilistic bound on ``‖X - Q Qᵀ X‖₂`` before each new block of
-        columns (the first with ``Q`` empty), the last one for the ``Q`` returned.
-    converged : bool
-        Whether the last bound is at most ``tol · ‖X‖_F``.
-    """
-
-    Q: np.ndarray
-    error_bound_history: np.ndarray
-    converged: bool
-
-
-def probe_residual(X, Q, Omega):
-    """``(I - Q Qᵀ) X Ω``: the residual of the range of ``Q``, seen by the probes ``Ω``.
-
-    The projection is applied twice ("twice is enough"): one pass leaves a part
-    along ``Q`` of the order of the rounding error times ``‖X Ω‖``, which
-    matters once the residual is much smaller than ``X``.
-    """
-    Y = X @ Omega
-    for _ in range(2):
-        Y -= Q @ (Q.T @ Y)
-    return Y
-
-
-def probe_bound(Y):
-    """``10 √(2/π) max_i ‖y_i‖`` over the columns of ``Y`` (eq. ``eq-hd-posterior``)."""
-    return PROBE_FACTOR * float(np.max(np.linalg.norm(Y, axis=0), initial=0.0))
-
-
-def range_error_bound(X, Q, *, n_probes=10, random_state=None):
-    """A posteriori bound on ``‖X - Q Qᵀ X‖₂`` from Gaussian probes (eq. ``eq-hd-posterior``).
-
-    With ``r`` independent standard Gaussian vectors ``ω_i``,
-    ``‖(I - Q Qᵀ) X‖₂ ≤ 10 √(2/π) max_i ‖(I - Q Qᵀ) X ω_i‖`` except with
-    probability at most ``10^(-r)`` (Halko, Martinsson and Tropp 2011,
-    Lemma 4.1). The probes must not have been used to build ``Q``. The cost is
-    ``r`` products with ``X``, against a full SVD for the exact error.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-    Q : array-like of shape (n_samples, rank)
-        Orthonormal columns (``rank`` may be 0).
-    n_probes : int, default=10
-        Number ``r`` of Gaussian probes.
-    random_state : None, int, numpy.random.Generator or RandomState
-        Seed of the probes.
-
-    Returns
-    -------
-    float
-        The bound, in the units of ``X``.
-    """
-    X = as_float_matrix(X)
-    Q = _check_orthonormal_columns(Q, X.shape[0])
-    n_probes = check_positive_int(n_probes, name="n_probes")
-    check_array_size((X.shape[1], n_probes), name="n_probes")
-    Omega = as_generator(random_state).standard_normal((X.shape[1], n_probes))
-    return probe_bound(probe_residual(X, Q, Omega))
-
-
-def adaptive_range_finder(X, *, tol=1e-2, n_probes=10, max_rank=None, random_state=None):
-    """Orthonormal ``Q`` with ``‖X - Q Qᵀ X‖₂ ≤ tol ‖X‖_F``, grown until a bound says so.
-
-    Each step draws ``r = n_probes`` Gaussian vectors and computes the residual
-    ``Y = (I - Q Qᵀ) X Ω`` of the current range. They serve twice:
-    ``10 √(2/π) max_i ‖y_i‖`` bounds ``‖X - Q Qᵀ X‖₂`` except with probability
-    ``10^(-r)`` (eq. ``eq-hd-posterior``), and, if the bound is above
-    ``tol ‖X‖_F``, the orthonormalised ``Y`` is appended to ``Q`` (a blocked
-    form of Halko, Martinsson and Tropp's Algorithm 4.2). Each bound uses
-    probes drawn after the ``Q`` it judges was fixed, so it is valid for it.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-    tol : float > 0, default=1e-2
-        Target of the spectral error, relative to the Frobenius norm of ``X``.
-    n_probes : int, default=10
-        Number ``r`` of probes per step, and of columns added per step.
-    max_rank : int, optional
-        Largest number of columns of ``Q``; None means ``min(n_samples,
-        n_features)``. When it is reached before the bound meets ``tol``,
-        a ``ConvergenceWarning`` is given.
-    random_state : None, int, numpy.random.Generator or RandomState
-        Seed of the probes.
-
-    Returns
-    -------
-    AdaptiveRangeResult
-        ``Q`` (n_samples × rank), ``error_bound_history`` and ``converged``.
-    """
-    X = as_float_matrix(X)
-    tol = check_positive_float(tol, name="tol")
-    n_probes = check_positive_int(n_probes, name="n_probes")
-    check_array_size((X.shape[1], n_probes), name="n_probes")
-    full_rank = min(X.shape)
-    if max_rank is not None:
-        full_rank = min(check_positive_int(max_rank, name="max_rank"), full_rank)
-    rng = as_generator(random_state)
-    target = tol * np.linalg.norm(X)
-    Q = np.empty((X.shape[0], 0))
-    history = []
-    while True:
-        Y = probe_residual(X, Q, rng.standard_normal((X.shape[1], n_probes)))
-        history.append(probe_bound(Y))
-        n_new = min(n_probes, full_rank - Q.shape[1])
-        if history[-1] <= target or n_new == 0:
-            break
-        Q_new, _ = np.linalg.qr(Y[:, :n_new])
-        Q = np.hstack([Q, Q_new])
-    converged = history[-1] <= target
-    if not converged:
-        convergence_warning(
-            "adaptive_range_finder",
-            full_rank,
-            f"the error bound fell below tol={tol:g} times the norm of X",
-        )
-    return AdaptiveRangeResult(Q, np.array(history), converged)
-
-
-# ----------------------------------------------------------------------------
-# Sparse data: centring without densifying
+# Sparse data, centred implicitly
 
 SPARSE_SOLVERS = ("arpack", "covariance_eigh", "randomized")
-
-
-def sparse_column_moments(X):
-    """Column means and variances (``ddof=1``) of a sparse matrix, without densifying it.
-
-    Column ``j`` holds ``nnz_j`` stored entries ``x_ij`` and ``n - nnz_j``
-    zeros, so ``μ_j = Σ x_ij / n`` and
-
-    ``(n - 1) σ_j² = Σ_stored (x_ij - μ_j)² + (n - nnz_j) μ_j²``,
-
-    a sum of non-negative terms. Unlike ``Σ x_ij² - n μ_j²``, it loses no
-    digits when the mean is large compared to the spread. The sums are
-    accumulated in float64.
-
-    Parameters
-    ----------
-    X : scipy.sparse matrix or array of shape (n_samples, n_features)
-        At least two samples.
-
-    Returns
-    -------
-    mean : ndarray of shape (n_features,)
-    variance : ndarray of shape (n_features,)
-        Both in the dtype of ``X`` (float32 stays float32, other dtypes give float64).
-    """
-    X = as_sparse_float_matrix(X)
-    n_samples, n_features = X.shape
-    if n_samples < 2:
-        raise ValueError(f"X has {n_samples} sample(s) while a minimum of 2 is required.")
-    entries = X.tocoo()
-    columns = entries.col
-    n_stored = np.bincount(columns, minlength=n_features)
-    # float64 sums: without stored entries, bincount returns int64 zeros
-    sums = np.bincount(columns, weights=entries.data, minlength=n_features)
-    mean = sums.astype(np.float64, copy=False) / n_samples
-    deviations = entries.data - mean[columns]
-    sum_of_squares = np.bincount(columns, weights=deviations**2, minlength=n_features)
-    sum_of_squares = sum_of_squares.astype(np.float64, copy=False)
-    sum_of_squares += (n_samples - n_stored) * mean**2
-    variance = sum_of_squares / (n_samples - 1)
-    return mean.astype(X.dtype), variance.astype(X.dtype)
-
-
-def centered_operator(X, mean, scale=None):
-    """The centred, scaled data ``(X - 1 μᵀ) D⁻¹`` as a linear operator (eq. ``eq-hd-implicit``).
-
-    ``D`` is the diagonal of ``scale``. Products with the operator use only
-    products with the sparse ``X``:
-
-    * ``(X - 1 μᵀ) D⁻¹ V = X (D⁻¹ V) - 1 (μᵀ D⁻¹ V)``;
-    * ``D⁻¹ (X - 1 μᵀ)ᵀ U = D⁻¹ (Xᵀ U - μ (1ᵀ U))``.
-
-    Each costs ``O(nnz + (n + d) m)`` for ``m`` vectors, and the dense
-    ``n × d`` centred matrix is never formed.
-
-    Parameters
-    ----------
-    X : scipy.sparse matrix or array of shape (n_samples, n_features)
-    mean : array-like of shape (n_features,)
-        The vector ``μ`` subtracted from every row, usually the column means.
-    scale : None, float > 0 or array-like of shape (n_features,), default=None
-        The divisor of each column (e.g. the standard deviations, or a power
-        of two that brings the data to unit size); None means 1.
-
-    Returns
-    -------
-    scipy.sparse.linalg.LinearOperator of shape (n_samples, n_features)
-        With ``matvec``, ``rmatvec``, ``matmat`` and ``rmatmat``; its dtype is that of ``X``.
-    """
-    X = as_sparse_float_matrix(X)
-    mean, scale = _check_mean_and_scale(mean, scale, X)
-
-    def matmat(V):
-        V = V / scale[:, np.newaxis]
-        return X @ V - mean @ V
-
-    def rmatmat(U):
-        return (X.T @ U - np.outer(mean, U.sum(axis=0))) / scale[:, np.newaxis]
-
-    return scipy.sparse.linalg.LinearOperator(
-        X.shape,
-        matvec=lambda v: matmat(v.reshape(-1, 1)).ravel(),
-        rmatvec=lambda u: rmatmat(u.reshape(-1, 1)).ravel(),
-        matmat=matmat,
-        rmatmat=rmatmat,
-        dtype=X.dtype,
-    )
 
 
 def principal_axes_sparse(
@@ -514,24 +298,13 @@ def principal_axes_sparse(
 ):
     """Principal axes of sparse data, centred implicitly (eq. ``eq-hd-implicit``).
 
-    The solvers see the centred data ``(X - 1 μᵀ) D⁻¹`` only through
-    :func:`centered_operator` (or, for the covariance, through ``Xᵀ X``), so
-    the sparse ``X`` is never densified:
-
-    * ``"arpack"``: the Lanczos method of ARPACK (``scipy.sparse.linalg.svds``)
-      on the operator, for ``k < min(n, d)`` axes;
-    * ``"covariance_eigh"``: the ``d × d`` covariance
-      ``D⁻¹ (Xᵀ X - n μ μᵀ) D⁻¹ / (n - 1)``, formed from the sparse product
-      and diagonalised; like every covariance route it squares the data, so
-      axes whose variance is below about ``eps`` times the largest are lost;
-    * ``"randomized"``: the randomized range finder of
-      :func:`principal_axes_randomized`, applied to the operator.
+    Checks its arguments and runs :func:`implicitly_centered_axes`.
 
     Parameters
     ----------
     X : scipy.sparse matrix or array of shape (n_samples, n_features)
     mean : array-like of shape (n_features,)
-        The column means (see :func:`sparse_column_moments`).
+        The column means (see :func:`pcalib.sparse_centering.sparse_column_moments`).
     scale : None, float > 0 or array-like of shape (n_features,)
         The divisor of each centred column; None means 1.
     n_components : int or None
@@ -550,12 +323,9 @@ def principal_axes_sparse(
     Returns
     -------
     components : ndarray of shape (r, n_features)
-        Orthonormal rows, pcalib's sign convention; ``r = k``, or ``min(n, d)``
-        for ``"covariance_eigh"``.
-    singular_values : ndarray of shape (r,), in decreasing order
-        Those of the centred, scaled data.
+    singular_values : ndarray of shape (r,)
     iterated_power_used : int
-        The power iterations of the randomized solver; 0 for the others.
+        As :func:`implicitly_centered_axes` returns them.
     """
     svd_solver = check_option(svd_solver, name="svd_solver", allowed=SPARSE_SOLVERS)
     n_oversamples = check_non_negative_int(n_oversamples, name="n_oversamples")
@@ -563,28 +333,90 @@ def principal_axes_sparse(
         iterated_power = check_non_negative_int(iterated_power, name="iterated_power")
     rng = as_generator(random_state)
     X = as_sparse_float_matrix(X)
-    mean, scale = _check_mean_and_scale(mean, scale, X)
+    mean, scale = check_mean_and_scale(mean, scale, X)
     rank_bound = min(X.shape)
     if svd_solver == "arpack":
         k = check_n_components(
             n_components, rank_bound - 1, upper_name="min(n_samples, n_features) - 1 for ARPACK"
         )
-        components, singular_values = principal_axes_arpack(
-            centered_operator(X, mean, scale), k, random_state=rng
-        )
-        return components, singular_values, 0
-    k = check_n_components(n_components, rank_bound)
-    if svd_solver == "covariance_eigh":
-        C = sparse_covariance(X, mean, scale)
-        eigenvalues, eigenvectors = top_eigh(C, rank_bound)
-        components, _ = flip_signs(eigenvectors.T)
-        return components, np.sqrt(eigenvalues * (X.shape[0] - 1)), 0
-    return principal_axes_randomized(
-        centered_operator(X, mean, scale),
+    else:
+        k = check_n_components(n_components, rank_bound)
+    return implicitly_centered_axes(
+        X,
+        mean,
+        scale,
         k,
+        svd_solver,
         n_oversamples=n_oversamples,
         iterated_power=iterated_power,
         random_state=rng,
+    )
+
+
+def implicitly_centered_axes(
+    X, mean, scale, n_components, svd_solver, *, n_oversamples, iterated_power, random_state
+):
+    """Principal axes of the checked sparse ``X``, centred implicitly (eq. ``eq-hd-implicit``).
+
+    The solvers see the centred data ``(X - 1 μᵀ) D⁻¹`` only through
+    :func:`pcalib.sparse_centering.implicit_centering` (or, for the
+    covariance, through ``Xᵀ X``), so the sparse ``X`` is never densified:
+
+    * ``"arpack"``: the Lanczos method of ARPACK (``scipy.sparse.linalg.svds``)
+      on the operator, for ``k < min(n, d)`` axes;
+    * ``"covariance_eigh"``: the ``d × d`` covariance
+      ``D⁻¹ (Xᵀ X - n μ μᵀ) D⁻¹ / (n - 1)``, formed from the sparse product
+      and diagonalised; like every covariance route it squares the data, so
+      axes whose variance is below about ``eps`` times the largest are lost;
+    * ``"randomized"``: the randomized range finder of
+      :func:`principal_axes_randomized`, applied to the operator.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or array of shape (n_samples, n_features)
+        CSR or CSC with float entries, as
+        :func:`pcalib._validation.as_sparse_float_matrix` returns it.
+    mean : ndarray of shape (n_features,)
+        The column means, in the dtype of ``X``.
+    scale : ndarray of shape (n_features,)
+        The positive divisor of each centred column, in the dtype of ``X``.
+    n_components : int or None
+        Number ``k`` of axes: ``1 ≤ k < min(n, d)`` for ``"arpack"``,
+        ``1 ≤ k ≤ min(n, d)`` for ``"randomized"``; not used by
+        ``"covariance_eigh"``, which returns all ``min(n, d)`` axes.
+    svd_solver : {"arpack", "covariance_eigh", "randomized"}
+    n_oversamples : int
+        Extra random directions of the randomized solver.
+    iterated_power : int or "auto"
+        Power iterations of the randomized solver.
+    random_state : numpy.random.Generator
+        Source of ARPACK's starting vector or of the randomized test matrix.
+
+    Returns
+    -------
+    components : ndarray of shape (r, n_features)
+        Orthonormal rows, pcalib's sign convention; ``r = k``, or ``min(n, d)``
+        for ``"covariance_eigh"``.
+    singular_values : ndarray of shape (r,), in decreasing order
+        Those of the centred, scaled data.
+    iterated_power_used : int
+        The power iterations of the randomized solver; 0 for the others.
+    """
+    if svd_solver == "arpack":
+        components, singular_values = principal_axes_arpack(
+            implicit_centering(X, mean, scale), n_components, random_state=random_state
+        )
+        return components, singular_values, 0
+    if svd_solver == "covariance_eigh":
+        eigenvalues, eigenvectors = top_eigh(sparse_covariance(X, mean, scale), min(X.shape))
+        components, _ = flip_signs(eigenvectors.T)
+        return components, np.sqrt(eigenvalues * (X.shape[0] - 1)), 0
+    return principal_axes_randomized(
+        implicit_centering(X, mean, scale),
+        n_components,
+        n_oversamples=n_oversamples,
+        iterated_power=iterated_power,
+        random_state=random_state,
     )
 
 
@@ -612,221 +444,3 @@ def principal_axes_arpack(X_centered, n_components, *, random_state=None):
     order = np.argsort(singular_values)[::-1]
     components, _ = flip_signs(Vt[order])
     return components, singular_values[order]
-
-
-def sparse_covariance(X, mean, scale):
-    """``C = D⁻¹ (X - 1 μᵀ)ᵀ (X - 1 μᵀ) D⁻¹ / (n - 1)`` from the sparse product ``Xᵀ X``.
-
-    With the column sums ``t = Xᵀ 1``, ``(X - 1 μᵀ)ᵀ (X - 1 μᵀ) = Xᵀ X - μ tᵀ - t μᵀ + n μ μᵀ``,
-    which is ``Xᵀ X - n μ μᵀ`` when ``μ`` is the column mean ``t / n``. The
-    sums are accumulated in float64.
-
-    Parameters
-    ----------
-    X : scipy.sparse matrix or array of shape (n_samples, n_features)
-    mean : ndarray of shape (n_features,)
-    scale : ndarray of shape (n_features,)
-
-    Returns
-    -------
-    C : ndarray of shape (n_features, n_features), float64
-    """
-    n_samples = X.shape[0]
-    X = X.astype(np.float64, copy=False)
-    mean = mean.astype(np.float64, copy=False)
-    column_sums = np.asarray(X.sum(axis=0)).ravel()
-    cross = np.outer(mean, column_sums)
-    scatter = (X.T @ X).toarray() - cross - cross.T + n_samples * np.outer(mean, mean)
-    return scatter / np.outer(scale, scale) / (n_samples - 1)
-
-
-def _check_mean_and_scale(mean, scale, X):
-    """Return ``mean`` and ``scale`` as finite arrays of shape (n_features,) in X's dtype."""
-    n_features = X.shape[1]
-    mean = as_float_vector(mean, name="mean", length=n_features, meaning="one per feature")
-    if scale is None:
-        scale = np.ones(n_features)
-    elif np.ndim(scale) == 0:
-        scale = np.full(n_features, check_positive_float(scale, name="scale"))
-    else:
-        scale = as_float_vector(scale, name="scale", length=n_features, meaning="one per feature")
-        if not np.all(scale > 0):
-            raise ValueError(f"scale must be positive, got the minimum {scale.min():g}.")
-    return mean.astype(X.dtype), scale.astype(X.dtype)
-
-
-# ----------------------------------------------------------------------------
-# Choosing k: the optimal hard threshold for singular values
-
-
-class HardThresholdResult(NamedTuple):
-    """What :func:`optimal_hard_threshold` returns.
-
-    Attributes
-    ----------
-    threshold : float
-        The threshold ``τ`` on the singular values, in the units of the data.
-    n_components : int
-        Number of singular values strictly above ``τ``.
-    """
-
-    threshold: float
-    n_components: int
-
-
-def optimal_hard_threshold(singular_values, shape, *, noise_variance=None):
-    """Gavish and Donoho's optimal hard threshold for singular values (chapter 2).
-
-    For an ``n × d`` matrix, signal plus white noise of variance ``σ²``, with
-    ``N = max(n, d)`` and the aspect ratio ``β = min(n, d) / N``, the
-    singular values kept are those above
-
-    * ``τ = λ*(β) √N σ`` when ``σ²`` is known (eq. ``eq-hd-gd-known``);
-    * ``τ = ω(β) y_med`` when it is not, with ``y_med`` the median singular
-      value and ``ω(β) = λ*(β) / √μ_β``, where ``μ_β`` is the median of the
-      Marchenko–Pastur law of ratio ``β`` (eq. ``eq-hd-gd-unknown``).
-
-    ``ω(β)`` is computed from ``μ_β`` by quadrature, not by the paper's cubic
-    approximation. If more than half of the singular values are 0, ``y_med = 0``
-    and, with unknown noise, every non-zero singular value is kept.
-
-    Parameters
-    ----------
-    singular_values : array-like of shape (n_singular_values,)
-        Singular values of the data matrix, non-negative, in any order. With
-        unknown noise all ``min(n, d)`` of them are needed (for the median);
-        with known noise any of them (e.g. the top few).
-    shape : tuple of two ints
-        ``(n, d)``, the shape of the data matrix.
-    noise_variance : float > 0, optional
-        The variance ``σ²`` of each noise entry, in the units of the data
-        squared; ``None`` (the default) estimates the noise level from the
-        median singular value.
-
-    Returns
-    -------
-    HardThresholdResult
-        ``(threshold, n_components)``: ``τ`` and the number of singular values
-        above it.
-    """
-    shape = _check_shape(shape)
-    singular_values = _check_singular_values(singular_values, shape, noise_variance is None)
-    beta = min(shape) / max(shape)
-    if noise_variance is None:
-        omega = hard_threshold_coefficient(beta) / np.sqrt(marchenko_pastur_median(beta))
-        threshold = omega * float(np.median(singular_values))
-    else:
-        noise_variance = check_positive_float(noise_variance, name="noise_variance")
-        threshold = hard_threshold_coefficient(beta) * np.sqrt(max(shape) * noise_variance)
-    return HardThresholdResult(float(threshold), int(np.sum(singular_values > threshold)))
-
-
-def hard_threshold_coefficient(beta):
-    """``λ*(β)``, the optimal hard threshold in units of ``√N σ`` (eq. ``eq-hd-gd-known``).
-
-    ``λ*(β) = √(2(β + 1) + 8β / (β + 1 + √(β² + 14β + 1)))``; ``λ*(1) = 4/√3``.
-
-    Parameters
-    ----------
-    beta : float in (0, 1]
-        Aspect ratio ``min(n, d) / max(n, d)`` of the data matrix.
-
-    Returns
-    -------
-    float
-        ``λ*(β)``, from ``√2`` (as ``β → 0``) to ``4/√3`` (``β = 1``).
-    """
-    return np.sqrt(2 * (beta + 1) + 8 * beta / (beta + 1 + np.sqrt(beta**2 + 14 * beta + 1)))
-
-
-def marchenko_pastur_cdf(x, beta):
-    """Distribution function of the Marchenko–Pastur law of ratio ``β``, σ² = 1 (eq. ``eq-hd-mp``).
-
-    The integral of the density from the lower edge ``(1 - √β)²`` to ``x``,
-    by adaptive quadrature (the density has integrable square-root
-    singularities at the edges, and ``1/√t`` at 0 when ``β = 1``).
-
-    Parameters
-    ----------
-    x : float
-        A point of the support ``[(1 - √β)², (1 + √β)²]``.
-    beta : float in (0, 1]
-        Ratio of the law, ``γ`` of eq. ``eq-hd-mp``.
-
-    Returns
-    -------
-    float
-        ``F(x)``, the probability of an eigenvalue below ``x``.
-    """
-    low, high = (1 - np.sqrt(beta)) ** 2, (1 + np.sqrt(beta)) ** 2
-
-    def density(t):
-        return np.sqrt((high - t) * (t - low)) / (2 * np.pi * beta * t)
-
-    return scipy.integrate.quad(density, low, x, epsabs=1e-13, epsrel=1e-12)[0]
-
-
-def marchenko_pastur_median(beta):
-    """Median ``μ_β`` of the Marchenko–Pastur law of ratio ``β``, σ² = 1.
-
-    The root of ``F(μ) = 1/2`` on the support, by Brent's method on
-    :func:`marchenko_pastur_cdf`.
-
-    Parameters
-    ----------
-    beta : float in (0, 1]
-        Ratio of the law; for singular values, ``min(n, d) / max(n, d)``.
-
-    Returns
-    -------
-    float
-        ``μ_β``, in ``[(1 - √β)², 1]``.
-    """
-    low, high = (1 - np.sqrt(beta)) ** 2, (1 + np.sqrt(beta)) ** 2
-    return scipy.optimize.brentq(
-        lambda mu: marchenko_pastur_cdf(mu, beta) - 0.5, low, high, xtol=1e-14, rtol=1e-14
-    )
-
-
-def _check_shape(shape):
-    """Raise unless ``shape`` is a pair of positive ints; return it as a tuple."""
-    if not isinstance(shape, (tuple, list)) or len(shape) != 2:
-        raise TypeError(f"shape must be a pair (n, d) of positive ints, got {shape!r}.")
-    return tuple(check_positive_int(size, name=f"shape[{i}]") for i, size in enumerate(shape))
-
-
-def _check_singular_values(singular_values, shape, need_all):
-    """Return ``singular_values`` as a 1-D float array of valid singular values of ``shape``."""
-    name = "singular_values"
-    if singular_values is None:
-        raise TypeError(f"{name} must be a 1-D array-like of numbers, got None.")
-    try:
-        ndim = np.ndim(singular_values)
-    except ValueError as exc:
-        raise ValueError(f"{name} must be a 1-D array-like of numbers: {exc}") from exc
-    if ndim != 1:
-        raise ValueError(f"{name} must be a 1-D array, got {ndim} dimension(s).")
-    values = as_float_matrix(np.asarray(singular_values)[np.newaxis, :], name=name)[0]
-    if np.any(values < 0):
-        raise ValueError(f"{name} must be non-negative, got the minimum {values.min():g}.")
-    rank = min(shape)
-    if len(values) > rank or (need_all and len(values) != rank):
-        expected = f"all min(n, d) = {rank}" if need_all else f"at most min(n, d) = {rank}"
-        raise ValueError(
-            f"{name} has {len(values)} entries for a matrix of shape {shape}; expected "
-            f"{expected} (the median, used when noise_variance is None, needs all of them)."
-        )
-    return values
-
-
-def _check_orthonormal_columns(Q, n_samples):
-    """Return ``Q`` as a float matrix with ``n_samples`` rows and orthonormal columns, or raise."""
-    Q = as_float_matrix(Q, name="Q", min_features=0)
-    if Q.shape[0] != n_samples:
-        raise ValueError(
-            f"Q must have shape (n_samples, rank) = ({n_samples}, rank); got {Q.shape}."
-        )
-    error = np.abs(Q.T @ Q - np.eye(Q.shape[1])).max(initial=0.0)
-    if error > 1e-8:
-        raise ValueError(f"Q must have orthonormal columns; QᵀQ differs from I by {error:.1e}.")
-    return Q

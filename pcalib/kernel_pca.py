@@ -75,6 +75,7 @@ from ._validation import (
     check_positive_int,
     check_random_state,
     convergence_warning,
+    fallback_warning,
     is_int,
     one_of,
     option_or,
@@ -254,9 +255,9 @@ def top_eigenpairs(
         started from a random vector drawn from ``random_state``; with the
         default ``tol=0`` it runs to machine precision and the result does
         not depend on the start beyond rounding. Should Lanczos fail (no
-        convergence, which can happen for indefinite kernels, or a null
-        matrix), the dense solver is used instead, with a
-        ``ConvergenceWarning`` when the limit was the caller's ``max_iter``.
+        convergence, which can happen for indefinite kernels, or an error
+        such as a null matrix), the dense solver is used instead, with a
+        ``ConvergenceWarning`` that says so.
         ``"randomized"``: :func:`randomized_eigenpairs`, an approximation
         whose accuracy depends on the decay of the spectrum.
     tol : float, default=0.0
@@ -289,15 +290,16 @@ def top_eigenpairs(
             order = np.argsort(eigenvalues)[::-1]
             return eigenvalues[order], eigenvectors[:, order]
         except scipy.sparse.linalg.ArpackNoConvergence:
-            if max_iter is not None:
-                convergence_warning(
-                    "ARPACK (eigen_solver='arpack')",
-                    max_iter,
-                    f"its eigenpairs converged to tol={tol!r} (0: machine precision), so "
-                    "the dense solver computed them instead",
-                )
-        except scipy.sparse.linalg.ArpackError:  # e.g. K̃ = 0
-            pass
+            convergence_warning(
+                "ARPACK (eigen_solver='arpack')",
+                10 * n if max_iter is None else max_iter,  # ARPACK's default limit: 10 n
+                f"its eigenpairs converged to tol={tol!r} (0: machine precision), so "
+                "the dense solver computed them instead",
+            )
+        except scipy.sparse.linalg.ArpackError as error:  # e.g. K̃ = 0
+            fallback_warning(
+                "ARPACK (eigen_solver='arpack')", error, "the dense solver computed the eigenpairs"
+            )
     return top_eigh(K_centered, n_components, clip=False)
 
 
@@ -650,9 +652,9 @@ class KernelPCA(ComponentEstimator):
     additions. pcalib computes in float64 whatever the input; float32 input
     gives float32 output, as in scikit-learn. It differs from scikit-learn on
     purpose in three places: a non-empty ``kernel_params`` with a named kernel
-    is refused rather than ignored; ARPACK stopped by ``max_iter`` gives a
-    ``ConvergenceWarning`` and the dense solver's result rather than an
-    ``ArpackNoConvergence`` error; ``n_jobs`` starts no processes.
+    is refused rather than ignored; a failed ARPACK run (stopped by
+    ``max_iter``, or an ``ArpackError``) gives a ``ConvergenceWarning`` and the
+    dense solver's result rather than the error; ``n_jobs`` starts no processes.
 
     Parameters
     ----------
@@ -728,8 +730,8 @@ class KernelPCA(ComponentEstimator):
         scikit-learn's). If ARPACK stops at ``max_iter`` unconverged, pcalib
         warns (``ConvergenceWarning``) and computes the eigenpairs with the
         dense solver, where scikit-learn raises ``ArpackNoConvergence``;
-        without ``max_iter``, the rare failures of ARPACK fall back to the
-        dense solver silently (see :func:`top_eigenpairs`).
+        so it does for the rare failures of ARPACK without ``max_iter`` (see
+        :func:`top_eigenpairs`).
     iterated_power : int or "auto", default="auto"
         Power iterations of the randomized solver; ``"auto"`` takes 7 when
         ``k < 0.1 n`` and 4 otherwise (see

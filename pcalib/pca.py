@@ -48,15 +48,14 @@ from ._validation import (
 )
 from .high_dim import (
     SPARSE_SOLVERS,
-    centered_operator,
+    implicitly_centered_axes,
     principal_axes_arpack,
     principal_axes_gram,
     principal_axes_randomized,
-    principal_axes_sparse,
-    sparse_column_moments,
     subspace_iteration,
 )
 from .ppca import laplace_log_evidence
+from .sparse_centering import column_moments, implicit_centering
 
 # The entry points: the other public names are building blocks that trust their caller.
 __all__ = ["PCA", "parallel_analysis"]
@@ -942,7 +941,7 @@ class PCA(PPCAModelMixin, ComponentEstimator):
         X_checked = as_sparse_float_matrix(X, min_samples=2).astype(np.float64, copy=False)
         n_features = X_checked.shape[1]
         n_components = check_pca_n_components(self.n_components, X_checked.shape, svd_solver)
-        mean, variance = sparse_column_moments(X_checked)
+        mean, variance = column_moments(X_checked)
         if not np.any(variance > 0):
             raise_zero_variance()
         scale = None
@@ -955,12 +954,12 @@ class PCA(PPCAModelMixin, ComponentEstimator):
                     "they are constant (standard deviation 0). Drop them first."
                 )
             scale, total_variance = np.sqrt(variance), float(n_features)
-        n_wanted = n_components if svd_solver != "covariance_eigh" else None
-        components, singular_values, iterated_power = principal_axes_sparse(
+        divisor = np.ones(n_features) if scale is None else scale
+        components, singular_values, iterated_power = implicitly_centered_axes(
             X_checked,
             mean,
-            scale,
-            n_wanted,
+            divisor,
+            n_components if svd_solver != "covariance_eigh" else None,
             svd_solver,
             n_oversamples=self.n_oversamples,
             iterated_power=self.iterated_power,
@@ -968,7 +967,7 @@ class PCA(PPCAModelMixin, ComponentEstimator):
         )
         if svd_solver == "randomized":  # see _principal_axes
             components, singular_values = singular_values_along(
-                centered_operator(X_checked, mean, scale), components
+                implicit_centering(X_checked, mean, divisor), components
             )
         axes = PrincipalAxes(components, singular_values, iterated_power=iterated_power)
         data = CenteredData(None, mean, scale, 0, total_variance)

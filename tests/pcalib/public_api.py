@@ -22,6 +22,7 @@ import inspect
 import pkgutil
 
 import numpy as np
+import scipy.sparse
 from sklearn.base import BaseEstimator
 
 import pcalib
@@ -172,6 +173,10 @@ def _gram_problem(rng):
     return X.T @ X, X.T @ y
 
 
+def _sparse_data(rng):
+    return scipy.sparse.random(30, 8, density=0.3, random_state=rng, format="csr")
+
+
 VALID_CALLS = {
     "_linalg.flip_signs": lambda rng: ((rng.normal(size=(2, 5)),), {}),
     "_linalg.soft_threshold": lambda rng: ((rng.normal(size=(4, 3)), 0.5), {}),
@@ -202,17 +207,26 @@ VALID_CALLS = {
         {"random_state": 0},
     ),
     "out_of_core.pca_dask": lambda rng: ((rng.normal(size=(40, 5)), 2), {"random_state": 0}),
-    "high_dim.optimal_hard_threshold": lambda rng: (
+    "hard_threshold.optimal_hard_threshold": lambda rng: (
         (np.linalg.svd(rng.normal(size=(30, 8)), compute_uv=False), (30, 8)),
         {"noise_variance": None},
     ),
-    "high_dim.range_error_bound": lambda rng: (
+    "range_finder.range_error_bound": lambda rng: (
         (rng.normal(size=(30, 8)), np.linalg.qr(rng.normal(size=(30, 3)))[0]),
         {"n_probes": 5, "random_state": 0},
     ),
-    "high_dim.adaptive_range_finder": lambda rng: (
+    "range_finder.adaptive_range_finder": lambda rng: (
         (rng.normal(size=(30, 8)),),
         {"tol": 0.1, "n_probes": 3, "max_rank": None, "random_state": 0},
+    ),
+    "sparse_centering.sparse_column_moments": lambda rng: ((_sparse_data(rng),), {}),
+    "sparse_centering.centered_operator": lambda rng: (
+        (_sparse_data(rng), rng.uniform(size=8)),
+        {"scale": None},
+    ),
+    "high_dim.principal_axes_sparse": lambda rng: (
+        (_sparse_data(rng), rng.uniform(size=8), None, 2, "arpack"),
+        {"n_oversamples": 10, "iterated_power": "auto", "random_state": 0},
     ),
     "datasets.load_usarrests": lambda rng: ((), {}),
     "datasets.load_pitprops": lambda rng: ((), {}),

@@ -7,6 +7,7 @@ explicit polynomial feature map written out by hand, and Monte Carlo
 statistics of the random features. None of them is produced by pcalib itself.
 """
 
+import contextlib
 import math
 import warnings
 
@@ -783,7 +784,7 @@ def test_negative_semi_definite_kernel_is_an_error_naming_the_cause(seed, solver
 
 def test_arpack_failure_falls_back_to_the_dense_solver():
     # ARPACK does not converge on this indefinite kernel (tol=0); the dense
-    # solver's answer must be returned instead of ArpackNoConvergence.
+    # solver's answer must be returned instead of ArpackNoConvergence, with a warning.
     def kernel(x, y):
         return 3 * x @ y - math.exp(-0.5 * np.sum((x - y) ** 2))
 
@@ -791,10 +792,46 @@ def test_arpack_failure_falls_back_to_the_dense_solver():
     results = {}
     for solver in ("dense", "arpack"):
         model = KernelPCA(n_components=4, kernel=kernel, eigen_solver=solver, random_state=0)
-        with pytest.warns(KernelRankWarning, match="not positive semi-definite"):
+        arpack_fails = pytest.warns(ConvergenceWarning, match=r"ARPACK .*the dense solver")
+        with (
+            pytest.warns(KernelRankWarning, match="not positive semi-definite"),
+            arpack_fails if solver == "arpack" else contextlib.nullcontext(),
+        ):
             results[solver] = model.fit_transform(X)
         assert np.isfinite(results[solver]).all()
     np.testing.assert_allclose(results["arpack"], results["dense"], atol=1e-10)
+
+
+@pytest.mark.parametrize(
+    ("failure", "message"),
+    [
+        (
+            scipy.sparse.linalg.ArpackNoConvergence("no convergence", np.empty(0), np.empty(0)),
+            r"ARPACK \(eigen_solver='arpack'\) stopped after max_iter=400 .*dense solver",
+        ),
+        (
+            scipy.sparse.linalg.ArpackError(-9999),
+            r"ARPACK \(eigen_solver='arpack'\) failed \(ArpackError: .*\); the dense "
+            r"solver computed the eigenpairs instead",
+        ),
+    ],
+    ids=["no-convergence", "error"],
+)
+def test_a_failed_arpack_run_warns_and_gives_the_dense_solution(failure, message, monkeypatch):
+    X = make_data(40, 2, seed=3)
+    params = {"n_components": 3, "kernel": "rbf", "gamma": 0.5, "random_state": 0}
+    dense = KernelPCA(**params, eigen_solver="dense")
+    Z_dense = dense.fit_transform(X)
+
+    def failing_eigsh(*args, **kwargs):
+        raise failure
+
+    monkeypatch.setattr(scipy.sparse.linalg, "eigsh", failing_eigsh)
+    model = KernelPCA(**params, eigen_solver="arpack")
+    with pytest.warns(ConvergenceWarning, match=message):
+        Z = model.fit_transform(X)
+    np.testing.assert_array_equal(Z, Z_dense)
+    np.testing.assert_array_equal(model.eigenvalues_, dense.eigenvalues_)
 
 
 def test_rounding_level_eigenvalues_are_not_components():
