@@ -303,7 +303,7 @@ def top_eigenpairs(
     return top_eigh(K_centered, n_components, clip=False)
 
 
-def positive_part(eigenvalues, shape, *, scale, what, warn=True):
+def numerically_positive_count(eigenvalues, shape, *, scale, what, warn=True):
     """Number of eigenvalues that are numerically positive; warn about the rest.
 
     Rounding in forming and centring a matrix of norm at most ``scale``
@@ -510,7 +510,7 @@ def principal_axes_of_features(Phi, n_components, *, warn=True):
     n_components : int
     warn : bool, default=True
         Warn when some of the ``n_components`` have zero variance (see
-        :func:`positive_part`).
+        :func:`numerically_positive_count`).
 
     Returns
     -------
@@ -531,7 +531,7 @@ def principal_axes_of_features(Phi, n_components, *, warn=True):
     Phi -= mean
     scatter = Phi.T @ Phi
     eigenvalues, V = top_eigh(scatter, n_components)
-    rank = positive_part(
+    rank = numerically_positive_count(
         eigenvalues, Phi.shape, scale=scale, what="centred approximate kernel", warn=warn
     )
     eigenvalues[rank:] = 0.0
@@ -1108,7 +1108,7 @@ class KernelPCA(ComponentEstimator):
             random_state=rng,
         )
         keep_positive = self.remove_zero_eig or self.n_components is None
-        rank = positive_part(
+        rank = numerically_positive_count(
             eigenvalues,
             K_centered.shape,
             scale=scale,

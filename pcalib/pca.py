@@ -657,7 +657,8 @@ class PCA(PPCAModelMixin, ComponentEstimator):
         :func:`mle_n_components`; needs ``n_samples >= n_features``). The
         fraction and ``"mle"`` need a solver of the whole spectrum.
     copy : bool, default=True
-        scikit-learn lets ``copy=False`` overwrite ``X``; pcalib never
+        Accepted for compatibility with scikit-learn, whose ``copy=False``
+        lets the fit overwrite ``X``, and validated (a bool); pcalib never
         modifies ``X``, so both values give the same results.
     whiten : bool, default=False
         Divide each score by its standard deviation ``sqrt(explained_variance_)``
