@@ -3,11 +3,12 @@
 ``book/_ext/build_book.py`` passes Sphinx's ``jobs`` through Jupyter Book's
 ``build_sphinx``, and ``book/_ext/parallel_read.py`` declares three
 extensions parallel-read safe and gives sphinx-proof's domain a no-op
-``merge_domaindata``. Each rests on an internal of a package that an upgrade
-can move. These tests check each premise without building the book, and
-fail with a message saying which patch to revisit: one that no longer
-applies (the internal moved) or one that is no longer needed (the package
-now does it itself).
+``merge_domaindata``; ``book/_ext/reader_notebooks.py`` finds each role's
+resolved node by the source text MyST-Parser gives it. Each rests on an
+internal of a package that an upgrade can move. These tests check each
+premise without building the book, and fail with a message saying which
+patch to revisit: one that no longer applies (the internal moved) or one that
+is no longer needed (the package now does it itself).
 """
 
 import importlib
@@ -78,3 +79,20 @@ def test_sphinx_proof_still_lacks_a_merge_and_keeps_no_data_per_document():
         f"{ProofDomain.initial_data!r}): a merge that does nothing would lose it "
         "in a parallel build; write a real merge in book/_ext/parallel_read.py."
     )
+
+
+def test_myst_parser_gives_a_role_its_source_as_docutils_writes_roles():
+    """reader_notebooks finds ``{name}`content``` as a node of rawsource ``:name:`content```."""
+    import reader_notebooks
+    from docutils.frontend import get_default_settings
+    from docutils.utils import new_document
+    from myst_parser.parsers.docutils_ import Parser
+
+    document = new_document("page.md", get_default_settings(Parser))
+    Parser().parse("See {emphasis}`this`.", document)
+    raw = [node.rawsource for node in document.findall() if getattr(node, "rawsource", "")]
+    assert ":emphasis:`this`" in raw, (
+        "MyST-Parser no longer gives a role the rawsource :name:`content` "
+        f"(it gave {raw}); book/_ext/reader_notebooks.py's DOCUTILS_ROLE must follow."
+    )
+    assert reader_notebooks.DOCUTILS_ROLE.fullmatch(":emphasis:`this`")
