@@ -13,10 +13,12 @@ a browser here. Without it the tests skip with a message, except under CI
 import functools
 import http.server
 import re
+import sys
 import threading
 from pathlib import Path
 from urllib.parse import urlparse
 
+import page_measure
 import pytest
 from chromium import CHROMIUM, LAUNCH_ARGS, require_chromium
 
@@ -307,6 +309,35 @@ def test_figures_are_numbered_and_sharp(browser, server, page_path):
     # A high-density screen shows two device pixels per CSS pixel.
     soft = [(f["src"], round(f["ratio"], 2)) for f in figures if f["ratio"] < 1.9]
     assert not soft, f"figures with fewer than 2 pixels per CSS pixel on {page_path}: {soft}"
+
+
+# The chapters restructured under the issue "A page that teaches"
+# (tests/book/chapters.py), with their section pages and appendix: each page is
+# held to page_measure's targets (no taller than 30 screens, visible code at most
+# 25 % of the page, no visible assert, np.testing or glue line).
+# `python tests/browser/page_measure.py` prints the figures of every page.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book"))
+from chapters import RESTRUCTURED  # noqa: E402
+
+
+def test_restructured_chapters_list_existing_pages():
+    stems = {Path(p).stem for p in CHAPTERS}
+    assert set(RESTRUCTURED) <= stems, RESTRUCTURED
+
+
+def _restructured(page_path):
+    stem = Path(page_path).stem
+    return any(stem == chapter or stem.startswith(chapter + "_") for chapter in RESTRUCTURED)
+
+
+@pytest.mark.parametrize("page_path", [p for p in CHAPTERS if _restructured(p)])
+def test_page_reads_within_its_targets(browser, page_path, server):
+    page, _ = _load(browser, server + page_path)
+    try:
+        figures = page_measure.measure(page)
+    finally:
+        page.close()
+    assert not page_measure.misses(figures), (page_path, page_measure.misses(figures))
 
 
 def test_phone_menu_opens_and_follows_a_link(browser, server):
