@@ -3,6 +3,8 @@
 import re
 from pathlib import Path
 
+import yaml
+
 BOOK = Path(__file__).resolve().parents[2] / "book"
 # Every page of the book but the bibliography, which is only a list of references.
 CHAPTERS = sorted(p for p in BOOK.glob("*.md") if p.name != "bibliography.md")
@@ -12,6 +14,28 @@ CHAPTERS = sorted(p for p in BOOK.glob("*.md") if p.name != "bibliography.md")
 # Their pages are held to the page targets (tests/browser/test_rendered_book.py) and
 # to the outline (test_chapter_outline.py).
 RESTRUCTURED = []
+
+# The chapters whose results and cited works are all in the register of results,
+# book/register.md (test_register.py).
+REGISTERED = ["pca"]
+
+TOC = yaml.safe_load((BOOK.parent / "_toc.yml").read_text())
+
+
+def section_files(chapter):
+    """The ``book/…`` names of the section pages under ``chapter`` in ``_toc.yml``."""
+    for part in TOC["parts"]:
+        for entry in part["chapters"]:
+            if entry["file"] == f"book/{chapter}":
+                return [section["file"] for section in entry.get("sections", [])]
+    raise AssertionError(f"book/{chapter} is not in _toc.yml")
+
+
+def chapter_pages(chapter):
+    """The source files of ``chapter``: its own page, then its section pages."""
+    sections = [BOOK.parent / f"{name}.md" for name in section_files(chapter)]
+    return [BOOK / f"{chapter}.md", *sections]
+
 
 CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```$", re.M | re.S)
 FENCE = re.compile(r"^(`{3,}|:{3,})")

@@ -11,10 +11,7 @@ import itertools
 import re
 
 import pytest
-import yaml
-from chapters import BOOK, RESTRUCTURED, lines_outside_fences
-
-TOC = yaml.safe_load((BOOK.parent / "_toc.yml").read_text())
+from chapters import BOOK, RESTRUCTURED, lines_outside_fences, section_files
 
 
 def _headings(path):
@@ -23,14 +20,6 @@ def _headings(path):
         for _, line in lines_outside_fences(path.read_text())
         if (match := re.match(r"^(#{1,6}) (.+)$", line))
     ]
-
-
-def _sections(chapter):
-    for part in TOC["parts"]:
-        for entry in part["chapters"]:
-            if entry["file"] == f"book/{chapter}":
-                return [section["file"] for section in entry.get("sections", [])]
-    raise AssertionError(f"book/{chapter} is not in _toc.yml")
 
 
 @pytest.mark.parametrize("chapter", RESTRUCTURED)
@@ -52,14 +41,14 @@ def test_summary_lists_five_to_eight_points(chapter):
 @pytest.mark.parametrize("chapter", RESTRUCTURED)
 def test_appendix_page_is_under_the_chapter(chapter):
     appendix = f"book/{chapter}_pcalib"
-    assert appendix in _sections(chapter), _sections(chapter)
+    assert appendix in section_files(chapter), section_files(chapter)
     title = _headings(BOOK.parent / f"{appendix}.md")[0]
     assert title == (1, "How pcalib computes it"), title
 
 
 @pytest.mark.parametrize("chapter", RESTRUCTURED)
 def test_headings_never_skip_a_level(chapter):
-    pages = [f"book/{chapter}", *_sections(chapter)]
+    pages = [f"book/{chapter}", *section_files(chapter)]
     for page in pages:
         levels = [level for level, _ in _headings(BOOK.parent / f"{page}.md")]
         assert levels[0] == 1, page
