@@ -94,10 +94,14 @@ def altproj(X, n_components, *, beta=None, tol=1e-7, max_iter=500, random_state=
         default: AltProj needs the rank).
     beta : float, default=None
         ``β > 0`` of the thresholds, without units. Netrapalli et al. prove
-        recovery with ``β = 4μ²r/n`` for an ``n × n`` ``L`` of incoherence ``μ``, a
-        bound far above what works in practice. ``β`` must lie between two
-        limits: below about ``√r / n`` the threshold falls under the entries
-        of the part of ``L`` not yet found, and ``S`` absorbs them; above
+        recovery with ``β = 4μ²r/n`` for an ``n × n`` ``L`` whose singular
+        vectors have rows of norm at most ``μ√(r/n)`` (so ``μ²`` is the ``ν`` of
+        eq. ``eq-rpca-incoherence`` from ``U`` and ``V``, not the penalty ``mu``
+        of :class:`RobustPCA`) and a corrupted fraction of at most
+        ``1/(512μ²r)`` in each row and column: a ``β`` far above what works in
+        practice. ``β`` must lie between two limits: below about ``√r / n``
+        the threshold falls under the entries of the part of ``L`` not yet
+        found, and ``S`` absorbs them; above
         about ``1/√(α n)``, for a fraction ``α`` of corrupted entries, the
         corruptions left in ``M - S`` lift ``σ_{k+1}`` and with it the
         threshold above the smallest of them, which then stay and spoil the

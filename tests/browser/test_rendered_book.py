@@ -22,6 +22,9 @@ import page_measure
 import pytest
 from chromium import CHROMIUM, LAUNCH_ARGS, require_chromium
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book"))
+from chapters import BOOK, RESTRUCTURED, TOC
+
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
 # Every page of the book: the HTML files outside Sphinx's asset folders
@@ -67,8 +70,25 @@ def browser():
 
 DESKTOP = {"width": 1366, "height": 900}
 PHONE = {"width": 390, "height": 844}
-CHAPTERS = [p for p in PAGES if p.startswith("book/") and p not in ("book/intro.html",)]
-CHAPTERS = [p for p in CHAPTERS if p != "book/bibliography.html"]
+
+
+def _source(page_path):
+    return (BOOK / Path(page_path).with_suffix(".md").name).read_text()
+
+
+# The pages that are notebooks (a chapter, its section pages and its appendix),
+# the numbered chapters among them (each has figures), and the pages that show
+# listings of pcalib's code.
+NOTEBOOK_PAGES = [
+    p for p in PAGES if p.startswith("book/") and "kernelspec:" in _source(p).split("\n---", 1)[0]
+]
+CHAPTERS = [
+    entry["file"] + ".html"
+    for part in TOC["parts"]
+    if part.get("numbered")
+    for entry in part["chapters"]
+]
+LISTING_PAGES = [p for p in NOTEBOOK_PAGES if "{literalinclude}" in _source(p)]
 
 
 def _load(browser, url, viewport=DESKTOP, scale=1):
@@ -239,7 +259,7 @@ WIDE_EQUATIONS = """() => [...document.querySelectorAll("div.math")].map(d => {
 }).filter(e => e.overflows)"""
 
 
-@pytest.mark.parametrize("page_path", CHAPTERS)
+@pytest.mark.parametrize("page_path", NOTEBOOK_PAGES)
 def test_display_equations_fit_or_scroll(browser, server, page_path):
     page, _ = _load(browser, server + page_path)
     try:
@@ -271,7 +291,7 @@ LONG_OUTPUT_LINES = """() => [...document.querySelectorAll("div.cell_output pre"
 })"""
 
 
-@pytest.mark.parametrize("page_path", CHAPTERS)
+@pytest.mark.parametrize("page_path", NOTEBOOK_PAGES)
 def test_printed_output_fits_its_box(browser, server, page_path):
     page, _ = _load(browser, server + page_path)
     try:
@@ -316,8 +336,6 @@ def test_figures_are_numbered_and_sharp(browser, server, page_path):
 # held to page_measure's targets (no taller than 30 screens, visible code at most
 # 25 % of the page, no visible assert, np.testing or glue line).
 # `python tests/browser/page_measure.py` prints the figures of every page.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book"))
-from chapters import RESTRUCTURED  # noqa: E402
 
 
 def test_restructured_chapters_list_existing_pages():
@@ -330,7 +348,7 @@ def _restructured(page_path):
     return any(stem == chapter or stem.startswith(chapter + "_") for chapter in RESTRUCTURED)
 
 
-@pytest.mark.parametrize("page_path", [p for p in CHAPTERS if _restructured(p)])
+@pytest.mark.parametrize("page_path", [p for p in NOTEBOOK_PAGES if _restructured(p)])
 def test_page_reads_within_its_targets(browser, page_path, server):
     page, _ = _load(browser, server + page_path)
     try:
@@ -394,7 +412,7 @@ LISTINGS = """() => [...document.querySelectorAll("article div[class*='highlight
     }))"""
 
 
-@pytest.mark.parametrize("page_path", CHAPTERS)
+@pytest.mark.parametrize("page_path", LISTING_PAGES)
 def test_long_listings_show_their_code_with_docstrings_folded(browser, server, page_path):
     page, _ = _load(browser, server + page_path)
     try:
@@ -416,7 +434,7 @@ def test_long_listings_show_their_code_with_docstrings_folded(browser, server, p
 def test_each_chapter_offers_its_notebook(browser, server):
     import json
 
-    for page_path in CHAPTERS:
+    for page_path in NOTEBOOK_PAGES:
         page, problems = _load(browser, server + page_path)
         try:
             href = page.evaluate(
