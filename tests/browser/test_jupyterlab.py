@@ -368,6 +368,10 @@ def _open_and_run(page, book, chapter):
     except PlaywrightTimeoutError:
         pytest.fail(f"Run All not finished after {RUN_TIMEOUT_S} s: {_state(page)}")
     seconds = time.monotonic() - started
+    # A folded check starts collapsed (source_hidden), and a collapsed cell shows no
+    # prompt: expand every cell's code, so that each code cell's [n] can be counted.
+    page.click('.lm-MenuBar-itemLabel:text-is("View")')
+    page.click('.lm-Menu-itemLabel:text-is("Expand All Code")')
     result = page.evaluate(
         f"(keys) => ({SCREEN_CHECKS})([document.querySelector('{CURRENT_PANEL}'), keys])", keys
     )
